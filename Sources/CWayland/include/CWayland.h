@@ -1,0 +1,116 @@
+/*
+ * CWayland — umbrella header of the CWayland SwiftPM C target.
+ *
+ * SwiftPM generates the module map from this file (it is named after the
+ * target), so every header in this directory must be #included below;
+ * scripts/generate-protocols --check verifies that for the generated ones.
+ * The <name>-client-protocol.h headers here and ../<name>-protocol.c are
+ * generated from protocols/<name>.xml by scripts/generate-protocols; do not
+ * edit them.
+ *
+ * Everything defined here is prefixed wlx_.
+ *
+ * Interface accessors (Swift imports the C `*_interface` globals as `let`
+ * copies; taking their address hands libwayland a temporary copy in release
+ * builds, which crashes it. Always use these instead of &foo_interface):
+ *
+ *   wlx_compositor_interface()               -> wl_compositor_interface
+ *   wlx_output_interface()                   -> wl_output_interface
+ *   wlx_surface_interface()                  -> wl_surface_interface
+ *   wlx_region_interface()                   -> wl_region_interface
+ *   wlx_callback_interface()                 -> wl_callback_interface
+ *   wlx_seat_interface()                     -> wl_seat_interface
+ *   wlx_layer_shell_interface()              -> zwlr_layer_shell_v1_interface
+ *   wlx_layer_surface_interface()            -> zwlr_layer_surface_v1_interface
+ *   wlx_xdg_output_manager_interface()       -> zxdg_output_manager_v1_interface
+ *   wlx_xdg_output_interface()               -> zxdg_output_v1_interface
+ *   wlx_viewporter_interface()               -> wp_viewporter_interface
+ *   wlx_viewport_interface()                 -> wp_viewport_interface
+ *   wlx_presentation_interface()             -> wp_presentation_interface
+ *   wlx_presentation_feedback_interface()    -> wp_presentation_feedback_interface
+ *   wlx_fractional_scale_manager_interface() -> wp_fractional_scale_manager_v1_interface
+ *   wlx_fractional_scale_interface()         -> wp_fractional_scale_v1_interface
+ *   wlx_foreign_toplevel_manager_interface() -> zwlr_foreign_toplevel_manager_v1_interface
+ *   wlx_foreign_toplevel_handle_interface()  -> zwlr_foreign_toplevel_handle_v1_interface
+ *
+ * Macro shims (Swift cannot import macros that expand to casts):
+ *
+ *   wlx_egl_no_display()  -> EGL_NO_DISPLAY  (EGLDisplay)
+ *   wlx_egl_no_context()  -> EGL_NO_CONTEXT  (EGLContext)
+ *   wlx_egl_no_surface()  -> EGL_NO_SURFACE  (EGLSurface)
+ */
+#ifndef WAYLOOP_CWAYLAND_H
+#define WAYLOOP_CWAYLAND_H
+
+#include <wayland-client.h>
+/* Must precede the EGL headers: it defines WL_EGL_PLATFORM, which makes
+ * EGLNativeWindowType `struct wl_egl_window *` instead of an integer. */
+#include <wayland-egl.h>
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES3/gl3.h>
+#include <GLES2/gl2ext.h>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <time.h>
+
+#include "fractional-scale-v1-client-protocol.h"
+#include "presentation-time-client-protocol.h"
+#include "viewporter-client-protocol.h"
+#include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
+#include "wlr-layer-shell-unstable-v1-client-protocol.h"
+#include "xdg-output-unstable-v1-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
+
+/* ---- Interface accessors: stable addresses of the real C globals ---- */
+
+/* Core: wl_compositor (bound from the registry). */
+static inline const struct wl_interface *wlx_compositor_interface(void) { return &wl_compositor_interface; }
+/* Core: wl_output (bound from the registry). */
+static inline const struct wl_interface *wlx_output_interface(void) { return &wl_output_interface; }
+/* Core: wl_surface (created via wl_compositor). */
+static inline const struct wl_interface *wlx_surface_interface(void) { return &wl_surface_interface; }
+/* Core: wl_region (empty input region). */
+static inline const struct wl_interface *wlx_region_interface(void) { return &wl_region_interface; }
+/* Core: wl_callback (frame / sync callbacks). */
+static inline const struct wl_interface *wlx_callback_interface(void) { return &wl_callback_interface; }
+/* Core: wl_seat (bound for foreign-toplevel / input). */
+static inline const struct wl_interface *wlx_seat_interface(void) { return &wl_seat_interface; }
+/* wlr-layer-shell: zwlr_layer_shell_v1 (bound from the registry). */
+static inline const struct wl_interface *wlx_layer_shell_interface(void) { return &zwlr_layer_shell_v1_interface; }
+/* wlr-layer-shell: zwlr_layer_surface_v1 (created via get_layer_surface). */
+static inline const struct wl_interface *wlx_layer_surface_interface(void) { return &zwlr_layer_surface_v1_interface; }
+/* xdg-output: zxdg_output_manager_v1 (bound from the registry). */
+static inline const struct wl_interface *wlx_xdg_output_manager_interface(void) { return &zxdg_output_manager_v1_interface; }
+/* xdg-output: zxdg_output_v1 (created per wl_output). */
+static inline const struct wl_interface *wlx_xdg_output_interface(void) { return &zxdg_output_v1_interface; }
+/* viewporter: wp_viewporter (bound from the registry). */
+static inline const struct wl_interface *wlx_viewporter_interface(void) { return &wp_viewporter_interface; }
+/* viewporter: wp_viewport (created per surface). */
+static inline const struct wl_interface *wlx_viewport_interface(void) { return &wp_viewport_interface; }
+/* presentation-time: wp_presentation (bound from the registry). */
+static inline const struct wl_interface *wlx_presentation_interface(void) { return &wp_presentation_interface; }
+/* presentation-time: wp_presentation_feedback (created per commit). */
+static inline const struct wl_interface *wlx_presentation_feedback_interface(void) { return &wp_presentation_feedback_interface; }
+/* fractional-scale: wp_fractional_scale_manager_v1 (bound from the registry). */
+static inline const struct wl_interface *wlx_fractional_scale_manager_interface(void) { return &wp_fractional_scale_manager_v1_interface; }
+/* fractional-scale: wp_fractional_scale_v1 (created per surface). */
+static inline const struct wl_interface *wlx_fractional_scale_interface(void) { return &wp_fractional_scale_v1_interface; }
+/* wlr-foreign-toplevel: zwlr_foreign_toplevel_manager_v1 (bound from the registry). */
+static inline const struct wl_interface *wlx_foreign_toplevel_manager_interface(void) { return &zwlr_foreign_toplevel_manager_v1_interface; }
+/* wlr-foreign-toplevel: zwlr_foreign_toplevel_handle_v1 (created by the manager's toplevel event). */
+static inline const struct wl_interface *wlx_foreign_toplevel_handle_interface(void) { return &zwlr_foreign_toplevel_handle_v1_interface; }
+
+/* ---- Macro shims ---- */
+
+/* EGL_NO_DISPLAY is a cast macro, which Swift cannot import. */
+static inline EGLDisplay wlx_egl_no_display(void) { return EGL_NO_DISPLAY; }
+/* EGL_NO_CONTEXT is a cast macro, which Swift cannot import. */
+static inline EGLContext wlx_egl_no_context(void) { return EGL_NO_CONTEXT; }
+/* EGL_NO_SURFACE is a cast macro, which Swift cannot import. */
+static inline EGLSurface wlx_egl_no_surface(void) { return EGL_NO_SURFACE; }
+
+#endif /* WAYLOOP_CWAYLAND_H */
