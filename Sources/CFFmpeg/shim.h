@@ -1,0 +1,43 @@
+// FFmpeg for Swift: the headers WayLoop uses, plus static-inline shims for what Swift cannot
+// import (function-like macros and macro constants). Prefix: avx_.
+#ifndef WAYLOOP_CFFMPEG_SHIM_H
+#define WAYLOOP_CFFMPEG_SHIM_H
+
+#include <errno.h>
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/display.h>
+#include <libavutil/error.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+// AVERROR_EOF and AVERROR(EAGAIN) are macros built from FFERRTAG / negation.
+static inline int avx_error_eof(void) { return AVERROR_EOF; }
+static inline int avx_error_eagain(void) { return AVERROR(EAGAIN); }
+static inline int avx_error_invaliddata(void) { return AVERROR_INVALIDDATA; }
+static inline int avx_error_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int avx_error_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
+// AV_NOPTS_VALUE is a macro cast of INT64_MIN.
+static inline int64_t avx_nopts(void) { return AV_NOPTS_VALUE; }
+// AVFrame.duration replaced pkt_duration in libavutil 57.30 (FFmpeg 6.0).
+static inline int64_t avx_frame_duration(const AVFrame *f) {
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(57, 30, 100)
+    return f->duration;
+#else
+    return f->pkt_duration;
+#endif
+}
+// The codec context's frame-threading constant is a macro.
+static inline int avx_thread_frame(void) { return FF_THREAD_FRAME; }
+static inline int avx_thread_slice(void) { return FF_THREAD_SLICE; }
+// AVSEEK_FLAG_BACKWARD is a macro.
+static inline int avx_seek_backward(void) { return AVSEEK_FLAG_BACKWARD; }
+// SWS_BILINEAR is a macro.
+static inline int avx_sws_bilinear(void) { return SWS_BILINEAR; }
+// The log-level constants are macros.
+static inline int avx_log_quiet(void) { return AV_LOG_QUIET; }
+static inline int avx_log_error(void) { return AV_LOG_ERROR; }
+
+#endif

@@ -1,0 +1,52 @@
+// A bounded first-in first-out ring buffer. Not thread-safe by itself: the shell wraps one in a
+// lock and shares it between a decoder thread (producer) and the main thread (consumer).
+
+public struct BoundedQueue<Element> {
+    private var storage: [Element?]
+    private var head = 0
+    public private(set) var count = 0 // shadows Collection.count: O(1)
+
+    public init(capacity: Int) {
+        precondition(capacity > 0, "a queue needs room for at least one element")
+        storage = Array(repeating: nil, count: capacity)
+    }
+
+    public var capacity: Int { storage.count }
+    public var isEmpty: Bool { count == 0 }
+    public var isFull: Bool { count == storage.count }
+
+    /// Appends at the tail; returns false (and keeps `element` out) when full.
+    @discardableResult
+    public mutating func push(_ element: Element) -> Bool {
+        guard !isFull else { return false }
+        storage[(head + count) % storage.count] = element
+        count += 1
+        return true
+    }
+
+    /// Removes and returns the head.
+    public mutating func pop() -> Element? {
+        guard count > 0 else { return nil }
+        let e = storage[head]
+        storage[head] = nil
+        head = (head + 1) % storage.count
+        count -= 1
+        return e
+    }
+
+    public func peek(_ offset: Int = 0) -> Element? {
+        guard offset >= 0, offset < count else { return nil }
+        return storage[(head + offset) % storage.count]
+    }
+
+}
+
+/// Head-to-tail access without copying (index 0 is the head).
+extension BoundedQueue: RandomAccessCollection {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public subscript(position: Int) -> Element {
+        precondition(position >= 0 && position < count, "index out of range")
+        return storage[(head + position) % storage.count]!
+    }
+}

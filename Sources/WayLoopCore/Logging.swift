@@ -1,0 +1,52 @@
+// Logging with fixed level meanings and a subsystem label (after swift-log's shape; packages
+// cannot be fetched here). Loggers are values passed in; the sink is injected, so tests capture.
+//
+//   error   something failed: the program, an output or a video cannot go on as asked
+//   notice  one line a user wants to see (started, output added, compositor gone)
+//   debug   state changes, sizes, choices made
+//   trace   per-frame lines
+
+public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
+    case error = 0, notice, debug, trace
+
+    public init?(name: String) {
+        guard let l = LogLevel.allCases.first(where: { $0.name == name }) else { return nil }
+        self = l
+    }
+    public var name: String {
+        switch self {
+        case .error: return "error"
+        case .notice: return "notice"
+        case .debug: return "debug"
+        case .trace: return "trace"
+        }
+    }
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+}
+
+public struct Logger: Sendable {
+    public typealias Sink = @Sendable (String) -> Void
+    public let label: String
+    public let level: LogLevel
+    private let sink: Sink
+
+    public init(label: String, level: LogLevel, sink: @escaping Sink) {
+        self.label = label
+        self.level = level
+        self.sink = sink
+    }
+
+    /// The same sink and level under another subsystem label.
+    public func scoped(_ label: String) -> Logger { Logger(label: label, level: level, sink: sink) }
+
+    public func enabled(_ l: LogLevel) -> Bool { l <= level }
+
+    public func log(_ l: LogLevel, _ message: @autoclosure () -> String) {
+        guard l <= level else { return }
+        sink("wayloop: \(l.name): \(label): \(message())")
+    }
+    public func error(_ m: @autoclosure () -> String) { log(.error, m()) }
+    public func notice(_ m: @autoclosure () -> String) { log(.notice, m()) }
+    public func debug(_ m: @autoclosure () -> String) { log(.debug, m()) }
+    public func trace(_ m: @autoclosure () -> String) { log(.trace, m()) }
+}

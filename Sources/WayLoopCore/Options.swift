@@ -1,0 +1,242 @@
+// Command-line options: a declarative value and a pure parser (no C, no I/O).
+//
+// Vocabulary follows swaybg: `-o OUTPUT` scopes the options after it to that output until the
+// next `-o`; `-i VIDEO` (or a bare positional VIDEO) names the video; `-m fill|fit|stretch|center`
+// and `-c RRGGBB` as in swaybg.
+
+/// How a video is placed on an output (swaybg's names).
+public enum ScaleMode: String, Sendable, CaseIterable {
+    /// Cover the whole output, centred, cropped on the long axis (iOS `resizeAspectFill`).
+    case fill
+    /// Show the whole video, centred, with bars in the background colour.
+    case fit
+    /// Cover the whole output, ignoring the aspect ratio.
+    case stretch
+    /// One video pixel per output pixel, centred, cropped or bordered.
+    case center
+}
+
+/// An sRGB colour with 8-bit channels.
+public struct RGB: Equatable, Sendable, CustomStringConvertible {
+    public var red: UInt8, green: UInt8, blue: UInt8
+    public init(red: UInt8, green: UInt8, blue: UInt8) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+    public static let black = RGB(red: 0, green: 0, blue: 0)
+
+    /// Parses `RRGGBB` or `#RRGGBB`.
+    public init?(hex: String) {
+        var s = Substring(hex)
+        if s.hasPrefix("#") { s = s.dropFirst() }
+        guard s.count == 6, let v = UInt32(s, radix: 16) else { return nil }
+        self.init(red: UInt8(v >> 16), green: UInt8((v >> 8) & 0xff), blue: UInt8(v & 0xff))
+    }
+    public var description: String {
+        let digits = Array("0123456789abcdef")
+        return String([red, green, blue].flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+    }
+}
+
+/// Which outputs an entry applies to.
+public enum OutputSelector: Equatable, Sendable {
+    case all
+    /// A connector name (`DP-1`) or an output description, matched like sway's `output` command.
+    case named(String)
+}
+
+/// Everything the user said about one output selector. `nil` fields inherit from `*`, then defaults.
+public struct OutputEntry: Equatable, Sendable {
+    public var selector: OutputSelector
+    public var video: String?
+    public var mode: ScaleMode?
+    public var color: RGB?
+    public var dim: Double?
+    public init(selector: OutputSelector, video: String? = nil, mode: ScaleMode? = nil,
+                color: RGB? = nil, dim: Double? = nil) {
+        self.selector = selector
+        self.video = video
+        self.mode = mode
+        self.color = color
+        self.dim = dim
+    }
+}
+
+/// The resolved settings for one output.
+public struct OutputSettings: Equatable, Sendable {
+    public var video: String
+    public var mode: ScaleMode
+    public var color: RGB
+    public var dim: Double
+    public init(video: String, mode: ScaleMode = .fill, color: RGB = .black, dim: Double = 0) {
+        self.video = video
+        self.mode = mode
+        self.color = color
+        self.dim = dim
+    }
+}
+
+/// What the command line asks for.
+public enum Command: Equatable, Sendable {
+    case run(Options)
+    case help
+    case version
+}
+
+public struct Options: Equatable, Sendable {
+    public var entries: [OutputEntry] = []
+    public var logLevel: LogLevel = .notice
+    /// Decoded frames the decoder may run ahead of presentation.
+    public var queueFrames: Int = 8
+    /// Write one line per presented frame to this file (for tests and tools); nil = off.
+    public var traceFile: String?
+    public init() {}
+
+    /// The settings for an output, or nil when no entry names a video for it (it gets no surface).
+    /// Later entries override earlier ones; a named entry beats `*` whatever the order.
+    public func settings(forOutput name: String, description: String = "") -> OutputSettings? {
+        var merged = OutputEntry(selector: .all)
+        let general = entries.filter { $0.selector == .all }
+        let specific = entries.filter {
+            if case .named(let pattern) = $0.selector {
+                return OutputMatch.matches(pattern: pattern, name: name, description: description)
+            }
+            return false
+        }
+        for e in general + specific {
+            merged.video = e.video ?? merged.video
+            merged.mode = e.mode ?? merged.mode
+            merged.color = e.color ?? merged.color
+            merged.dim = e.dim ?? merged.dim
+        }
+        guard let video = merged.video else { return nil }
+        return OutputSettings(video: video, mode: merged.mode ?? .fill,
+                              color: merged.color ?? .black, dim: merged.dim ?? 0)
+    }
+
+    /// Every distinct video any entry names, in first-mention order.
+    public var videos: [String] {
+        var seen: [String] = []
+        for case let v? in entries.map(\.video) where !seen.contains(v) { seen.append(v) }
+        return seen
+    }
+}
+
+/// Output matching like sway's `output` command: the connector name, or the description
+/// ("Make Model Serial"), compared exactly.
+public enum OutputMatch {
+    public static func matches(pattern: String, name: String, description: String) -> Bool {
+        if pattern == "*" { return true }
+        return pattern == name || (!description.isEmpty && pattern == description)
+    }
+}
+
+public enum UsageError: Error, Equatable, CustomStringConvertible {
+    case unknownOption(String)
+    case missingValue(option: String)
+    case badValue(option: String, value: String, expected: String)
+    case noVideo
+    case unexpectedArgument(String)
+
+    public var description: String {
+        switch self {
+        case .unknownOption(let o): return "unknown option '\(o)'"
+        case .missingValue(let o): return "option '\(o)' needs a value"
+        case .badValue(let o, let v, let e): return "option '\(o)': '\(v)' is not \(e)"
+        case .noVideo: return "no video given (wayloop VIDEO, or -o OUTPUT -i VIDEO)"
+        case .unexpectedArgument(let a): return "unexpected argument '\(a)' (one video per -o scope)"
+        }
+    }
+}
+
+public enum OptionParser {
+    /// Parses `argv` without the program name.
+    public static func parse(_ args: [String]) throws(UsageError) -> Command {
+        var options = Options()
+        var current = OutputEntry(selector: .all)
+        var scoped = false
+        var i = 0
+
+        func value(_ opt: String) throws(UsageError) -> String {
+            i += 1
+            guard i < args.count else { throw .missingValue(option: opt) }
+            return args[i]
+        }
+        // A bare VIDEO is for every output without a more specific entry, wherever it stands.
+        func positional(_ video: String) throws(UsageError) {
+            if !scoped {
+                if current.video != nil { throw .unexpectedArgument(video) }
+                current.video = video
+            } else {
+                if options.entries.contains(where: { $0.selector == .all && $0.video != nil }) {
+                    throw .unexpectedArgument(video)
+                }
+                options.entries.append(OutputEntry(selector: .all, video: video))
+            }
+        }
+        func flush() {
+            if scoped || current != OutputEntry(selector: .all) { options.entries.append(current) }
+        }
+
+        while i < args.count {
+            let arg = args[i]
+            switch arg {
+            case "-h", "--help": return .help
+            case "-V", "--version": return .version
+            case "-o", "--output":
+                let name = try value(arg)
+                flush()
+                current = OutputEntry(selector: name == "*" ? .all : .named(name))
+                scoped = true
+            case "-i", "--image", "--video":
+                let v = try value(arg)
+                if current.video != nil { throw .unexpectedArgument(v) }
+                current.video = v
+            case "-m", "--mode":
+                let v = try value(arg)
+                guard let m = ScaleMode(rawValue: v) else {
+                    throw .badValue(option: arg, value: v, expected: "one of fill, fit, stretch, center")
+                }
+                current.mode = m
+            case "-c", "--color":
+                let v = try value(arg)
+                guard let c = RGB(hex: v) else { throw .badValue(option: arg, value: v, expected: "a colour RRGGBB") }
+                current.color = c
+            case "--dim":
+                let v = try value(arg)
+                guard let d = Double(v), d >= 0, d <= 1 else {
+                    throw .badValue(option: arg, value: v, expected: "a number from 0 to 1")
+                }
+                current.dim = d
+            case "--log-level":
+                let v = try value(arg)
+                guard let l = LogLevel(name: v) else {
+                    throw .badValue(option: arg, value: v, expected: "one of error, notice, debug, trace")
+                }
+                options.logLevel = l
+            case "-v", "--verbose":
+                options.logLevel = .debug
+            case "--queue-frames":
+                let v = try value(arg)
+                guard let n = Int(v), (2...120).contains(n) else {
+                    throw .badValue(option: arg, value: v, expected: "a whole number from 2 to 120")
+                }
+                options.queueFrames = n
+            case "--trace-frames":
+                options.traceFile = try value(arg)
+            case "--":
+                for rest in args[(i + 1)...] { try positional(rest) }
+                i = args.count
+                continue
+            default:
+                if arg.hasPrefix("-") && arg.count > 1 { throw .unknownOption(arg) }
+                try positional(arg)
+            }
+            i += 1
+        }
+        flush()
+        guard !options.videos.isEmpty else { throw .noVideo }
+        return .run(options)
+    }
+}

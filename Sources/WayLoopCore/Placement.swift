@@ -1,0 +1,81 @@
+// Where a video lands on an output: one pure function shared by every renderer path
+// (after mpv's video/out/aspect.c). The renderer draws `destination` (in output pixels, origin
+// top-left) and samples the texture over `source` (normalised texture coordinates, origin top-left).
+
+public struct Size: Equatable, Sendable, CustomStringConvertible {
+    public var width: Int, height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+    public var isEmpty: Bool { width <= 0 || height <= 0 }
+    public var description: String { "\(width)x\(height)" }
+}
+
+public struct Rect: Equatable, Sendable, CustomStringConvertible {
+    public var x: Double, y: Double, width: Double, height: Double
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+    public static let unit = Rect(x: 0, y: 0, width: 1, height: 1)
+    public var description: String { "(\(x), \(y), \(width)x\(height))" }
+}
+
+public struct Placement: Equatable, Sendable {
+    /// The part of the output covered by the picture, in output pixels.
+    public var destination: Rect
+    /// The part of the video shown there, in normalised texture coordinates (0...1).
+    public var source: Rect
+    /// True when `destination` does not cover the whole output (the rest is the background colour).
+    public var hasBorders: Bool
+
+    public init(destination: Rect, source: Rect, hasBorders: Bool) {
+        self.destination = destination
+        self.source = source
+        self.hasBorders = hasBorders
+    }
+
+    /// Places a video of `video` pixels (display size, after rotation) on an output of `output`
+    /// pixels (buffer size). Empty sizes give an empty destination.
+    public static func compute(video: Size, output: Size, mode: ScaleMode) -> Placement {
+        let ow = Double(output.width), oh = Double(output.height)
+        let full = Rect(x: 0, y: 0, width: ow, height: oh)
+        guard !video.isEmpty, !output.isEmpty else {
+            return Placement(destination: Rect(x: 0, y: 0, width: 0, height: 0), source: .unit, hasBorders: true)
+        }
+        let vw = Double(video.width), vh = Double(video.height)
+        switch mode {
+        case .stretch:
+            return Placement(destination: full, source: .unit, hasBorders: false)
+        case .fill:
+            // Scale so the video covers the output; crop the long axis symmetrically.
+            let scale = max(ow / vw, oh / vh)
+            let sw = min(1, ow / (vw * scale)), sh = min(1, oh / (vh * scale))
+            let source = Rect(x: (1 - sw) / 2, y: (1 - sh) / 2, width: sw, height: sh)
+            return Placement(destination: full, source: source, hasBorders: false)
+        case .fit:
+            let scale = min(ow / vw, oh / vh)
+            let dw = vw * scale, dh = vh * scale
+            let dest = Rect(x: (ow - dw) / 2, y: (oh - dh) / 2, width: dw, height: dh)
+            return Placement(destination: dest, source: .unit, hasBorders: dw < ow || dh < oh)
+        case .center:
+            // 1:1 pixels: each axis is either cropped (video larger) or bordered (video smaller).
+            let (dx, dw, sx, sw) = centerAxis(video: vw, output: ow)
+            let (dy, dh, sy, sh) = centerAxis(video: vh, output: oh)
+            return Placement(destination: Rect(x: dx, y: dy, width: dw, height: dh),
+                             source: Rect(x: sx, y: sy, width: sw, height: sh),
+                             hasBorders: dw < ow || dh < oh)
+        }
+    }
+
+    private static func centerAxis(video: Double, output: Double) -> (Double, Double, Double, Double) {
+        // Offsets are whole pixels so that texels land exactly on pixels (no blur).
+        if video >= output {
+            return (0, output, ((video - output) / 2).rounded(.down) / video, output / video)
+        }
+        return (((output - video) / 2).rounded(.down), video, 0, 1)
+    }
+}

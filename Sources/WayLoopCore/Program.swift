@@ -1,0 +1,49 @@
+// What the program says and how it ends: exit statuses and the --help text.
+
+/// Documented exit statuses (README "Exit status").
+public enum ExitStatus: Int32, Sendable {
+    /// Stopped by SIGINT/SIGTERM, or the compositor went away.
+    case ok = 0
+    /// A failure while running (EGL/GL, every video failed after start).
+    case failure = 1
+    /// Bad command line.
+    case usage = 2
+    /// No Wayland compositor to connect to.
+    case noCompositor = 3
+    /// The compositor lacks a protocol WayLoop needs (zwlr_layer_shell_v1).
+    case missingProtocol = 4
+    /// A video cannot be played: missing, unreadable, not a video, unsupported codec.
+    case badVideo = 5
+}
+
+public enum Help {
+    public static let version = "wayloop 0.1.0"
+
+    public static let text = """
+    Usage: wayloop [OPTIONS] VIDEO
+           wayloop [-o OUTPUT [-m MODE] [-c RRGGBB] [--dim F] -i VIDEO]... [VIDEO]
+
+    Plays VIDEO, looping without a gap, on the background layer of every output of a
+    wlroots compositor (sway, Hyprland, river, labwc, niri, ...). Runs in the foreground:
+    put `exec wayloop ~/Videos/loop.mp4` in a sway config or `exec-once = wayloop ...` in
+    Hyprland's. Stops cleanly (exit 0) on SIGINT, SIGTERM or when the compositor goes away.
+
+    Options:
+      -o, --output NAME     apply the options after it to output NAME (connector such as
+                            DP-1, or "Make Model Serial"), until the next -o; '*' = all
+      -i, --video FILE      the video for the current -o scope
+      -m, --mode MODE       fill (default: cover the output, crop the long axis),
+                            fit (whole video, bars), stretch, center (1:1 pixels)
+      -c, --color RRGGBB    colour of bars and borders (default 000000)
+          --dim F           darken the picture by F, 0 to 1 (default 0)
+          --queue-frames N  decoded frames kept ready ahead of the screen (default 8)
+          --trace-frames F  append one line per presented frame to F (for tests)
+          --log-level L     error, notice (default), debug or trace
+      -v, --verbose         same as --log-level debug
+      -h, --help            show this help
+      -V, --version         show the version
+
+    Exit status: 0 stopped normally, 1 runtime failure, 2 bad command line,
+    3 no Wayland compositor, 4 compositor lacks wlr-layer-shell, 5 video cannot be played.
+    """
+}

@@ -1,0 +1,69 @@
+import WayLoopCore
+import XCTest
+
+final class PlacementTests: XCTestCase {
+    private func assertRect(_ r: Rect, _ e: Rect, accuracy: Double = 1e-9, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(r.x, e.x, accuracy: accuracy, "x", file: file, line: line)
+        XCTAssertEqual(r.y, e.y, accuracy: accuracy, "y", file: file, line: line)
+        XCTAssertEqual(r.width, e.width, accuracy: accuracy, "width", file: file, line: line)
+        XCTAssertEqual(r.height, e.height, accuracy: accuracy, "height", file: file, line: line)
+    }
+
+    /// Aspect-fill: the whole output is covered and the long axis of the video is cropped
+    /// symmetrically. Expected source rectangles are worked out by hand in the comments.
+    func testFillCropsTheLongAxis() {
+        let cases: [(video: Size, output: Size, source: Rect, note: String)] = [
+            (Size(width: 1920, height: 1080), Size(width: 1280, height: 720), .unit, "16:9 on 16:9: nothing cropped"),
+            // 4:3 output shows 0.75 of a 16:9 video's width: 12.5 % off each side.
+            (Size(width: 1920, height: 1080), Size(width: 1024, height: 768),
+             Rect(x: 0.125, y: 0, width: 0.75, height: 1), "16:9 on 4:3"),
+            // 21:9 (2560x1080) output shows 1.7778/2.3704 = 0.75 of the height.
+            (Size(width: 1920, height: 1080), Size(width: 2560, height: 1080),
+             Rect(x: 0, y: 0.125, width: 1, height: 0.75), "16:9 on 21:9"),
+            // 9:16 output shows (9/16)/(16/9) = 0.31640625 of the width.
+            (Size(width: 1920, height: 1080), Size(width: 720, height: 1280),
+             Rect(x: (1 - 0.31640625) / 2, y: 0, width: 0.31640625, height: 1), "16:9 on 9:16"),
+            // A 9:16 video on a 16:9 output shows 0.31640625 of its height.
+            (Size(width: 720, height: 1280), Size(width: 1920, height: 1080),
+             Rect(x: 0, y: (1 - 0.31640625) / 2, width: 1, height: 0.31640625), "9:16 on 16:9"),
+        ]
+        for c in cases {
+            let p = Placement.compute(video: c.video, output: c.output, mode: .fill)
+            assertRect(p.destination, Rect(x: 0, y: 0, width: Double(c.output.width), height: Double(c.output.height)))
+            assertRect(p.source, c.source)
+            XCTAssertFalse(p.hasBorders, c.note)
+        }
+    }
+
+    func testFitLetterboxes() {
+        let p = Placement.compute(video: Size(width: 1920, height: 1080), output: Size(width: 1024, height: 768), mode: .fit)
+        assertRect(p.source, .unit)
+        assertRect(p.destination, Rect(x: 0, y: 96, width: 1024, height: 576))
+        XCTAssertTrue(p.hasBorders)
+        let q = Placement.compute(video: Size(width: 720, height: 1280), output: Size(width: 1280, height: 720), mode: .fit)
+        assertRect(q.destination, Rect(x: 437.5, y: 0, width: 405, height: 720))
+    }
+
+    func testStretchAndCenter() {
+        let s = Placement.compute(video: Size(width: 640, height: 480), output: Size(width: 1920, height: 1080), mode: .stretch)
+        assertRect(s.destination, Rect(x: 0, y: 0, width: 1920, height: 1080))
+        assertRect(s.source, .unit)
+        // Smaller video: bordered, whole pixels.
+        let c = Placement.compute(video: Size(width: 641, height: 480), output: Size(width: 1920, height: 1080), mode: .center)
+        assertRect(c.destination, Rect(x: 639, y: 300, width: 641, height: 480))
+        assertRect(c.source, .unit)
+        XCTAssertTrue(c.hasBorders)
+        // Larger video: cropped 1:1 around the centre.
+        let d = Placement.compute(video: Size(width: 3840, height: 2160), output: Size(width: 1920, height: 1080), mode: .center)
+        assertRect(d.destination, Rect(x: 0, y: 0, width: 1920, height: 1080))
+        assertRect(d.source, Rect(x: 0.25, y: 0.25, width: 0.5, height: 0.5))
+        XCTAssertFalse(d.hasBorders)
+    }
+
+    func testEmptySizesDrawNothing() {
+        for (v, o) in [(Size(width: 0, height: 0), Size(width: 10, height: 10)), (Size(width: 10, height: 10), Size(width: 0, height: 5))] {
+            let p = Placement.compute(video: v, output: o, mode: .fill)
+            XCTAssertEqual(p.destination.width * p.destination.height, 0)
+        }
+    }
+}
