@@ -1,0 +1,310 @@
+// The shell: owns the Wayland connection, every proxy, EGL and GL (main thread), one Video per
+// distinct file (each with its decoder thread) and one Wallpaper per output that has a video.
+// Listeners only record; drawing happens in `tick`, after dispatch.
+import CWayland
+import Glibc
+import WayLoopCore
+
+final class App {
+    private let options: Options
+    private let log: Logger
+    private let display: OpaquePointer
+    private let signals: SignalFD
+    private let wakeup: WakeupFD
+    private let loop: EventLoop
+    private var registry: Registry?
+    private var egl: EGL?
+    private var renderer: Renderer?
+    private var outputs: [UInt32: Output] = [:]
+    private var wallpapers: [UInt32: Wallpaper] = [:]
+    /// Each output's resolved settings (nil: no entry names a video for it), fixed on `done`.
+    private var outputSettings: [UInt32: OutputSettings] = [:]
+    private var videos: [String: Video] = [:]
+    private var trace: FrameTrace?
+    private var exitStatus: ExitStatus?
+
+    private init(options: Options, log: Logger, display: OpaquePointer, signals: SignalFD, wakeup: WakeupFD) {
+        self.options = options
+        self.log = log
+        self.display = display
+        self.signals = signals
+        self.wakeup = wakeup
+        loop = EventLoop(display: display, wakeupFD: wakeup.fd, signalFD: signals.fd)
+    }
+
+    /// Runs WayLoop to the end and returns the exit status.
+    static func run(options: Options, log: Logger) -> ExitStatus {
+        for path in options.videos {
+            if let e = Preflight.check(path) {
+                log.scoped("video").error("\(e)")
+                return .badVideo
+            }
+        }
+        // Signals are blocked before any thread starts, so only the signalfd sees them.
+        guard let signals = SignalFD(), let wakeup = WakeupFD() else {
+            log.error("cannot set up signal handling: \(Sys.errnoText())")
+            return .failure
+        }
+        defer { signals.close() }
+        guard let display = wl_display_connect(nil) else {
+            let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
+            log.scoped("wayland").error(name == nil
+                ? "WAYLAND_DISPLAY is not set and wayland-0 did not answer: run wayloop inside a Wayland session"
+                : "cannot connect to the Wayland compositor at WAYLAND_DISPLAY=\(name!): \(Sys.errnoText())")
+            return .noCompositor
+        }
+        defer { wl_display_disconnect(display) }
+        let app = App(options: options, log: log, display: display, signals: signals, wakeup: wakeup)
+        let status = app.start() ?? app.mainLoop()
+        app.teardown()
+        return status
+    }
+
+    // MARK: Start-up
+
+    /// Binds globals, checks what is required, sets up EGL and starts the decoders.
+    /// Returns an exit status when start-up fails.
+    private func start() -> ExitStatus? {
+        let wlog = log.scoped("wayland")
+        guard let registry = Registry(display: display) else {
+            wlog.error("cannot get the Wayland registry")
+            return .noCompositor
+        }
+        self.registry = registry
+        registry.delegate = self
+        // Two roundtrips: the globals, then the first events of the outputs bound in the first.
+        guard wl_display_roundtrip(display) >= 0, wl_display_roundtrip(display) >= 0 else {
+            wlog.error("the compositor closed the connection during start-up")
+            return .noCompositor
+        }
+        guard registry.compositor != nil else {
+            wlog.error("the compositor does not offer wl_compositor")
+            return .missingProtocol
+        }
+        guard registry.layerShell != nil else {
+            wlog.error("the compositor does not offer zwlr_layer_shell_v1 (wlr-layer-shell), which a wallpaper needs; "
+                + "use a compositor that has it: sway, Hyprland, river, labwc, niri, Wayfire or KDE Plasma (not GNOME or Weston)")
+            return .missingProtocol
+        }
+        for o in outputs.values { o.commitWithoutDone() }
+        do {
+            let egl = try EGL(wlDisplay: display)
+            self.egl = egl
+            // Surfaceless: compile the program before any output has a surface.
+            guard eglMakeCurrent(egl.display, wlx_egl_no_surface(), wlx_egl_no_surface(), egl.context) == EGL_TRUE else {
+                throw GraphicsError("EGL cannot make the context current without a surface")
+            }
+            renderer = try Renderer()
+        } catch {
+            log.scoped("egl").error("\(error)")
+            return .failure
+        }
+        if let path = options.traceFile {
+            guard let t = FrameTrace(path: path) else {
+                log.error("cannot open the trace file '\(path)': \(Sys.errnoText())")
+                return .usage
+            }
+            trace = t
+        }
+        av_quiet()
+        for path in options.videos {
+            guard let v = Video(path: path, queueFrames: options.queueFrames, wakeup: wakeup,
+                                log: log.scoped("video")) else {
+                log.error("cannot start a decoder thread: \(Sys.errnoText())")
+                return .failure
+            }
+            videos[path] = v
+        }
+        log.debug("\(outputs.count) output(s); layer-shell v\(registry.layerShellVersion)")
+        return nil
+    }
+
+    // MARK: The loop
+
+    private func mainLoop() -> ExitStatus {
+        while exitStatus == nil {
+            let timeout = timeoutMs(now: Sys.now())
+            guard let events = loop.wait(timeoutMs: timeout) else {
+                connectionLost()
+                break
+            }
+            if events.contains(.signal) { handleSignals() }
+            if events.contains(.wakeup) {
+                wakeup.drain()
+                videosChanged()
+            }
+            if exitStatus == nil { tick(now: Sys.now()) }
+        }
+        return exitStatus ?? .ok
+    }
+
+    private func handleSignals() {
+        for s in signals.read() {
+            switch s {
+            case SIGINT, SIGTERM:
+                log.notice("stopping on signal \(s == SIGINT ? "SIGINT" : "SIGTERM")")
+                exitStatus = .ok
+            default:
+                log.debug("ignoring signal \(s)")
+            }
+        }
+    }
+
+    private func connectionLost() {
+        let err = wl_display_get_error(display)
+        if err == EPROTO {
+            var iface: UnsafePointer<wl_interface>?
+            var id: UInt32 = 0
+            let code = wl_display_get_protocol_error(display, &iface, &id)
+            let name = iface.map { String(cString: $0.pointee.name) } ?? "?"
+            log.scoped("wayland").error("protocol error \(code) on \(name)#\(id): this is a WayLoop bug")
+            exitStatus = .failure
+        } else {
+            log.scoped("wayland").notice("the compositor closed the connection; exiting")
+            exitStatus = .ok
+        }
+    }
+
+    /// A decoder reported: a video became ready (give its outputs surfaces) or failed.
+    private func videosChanged() {
+        for v in videos.values where v.pollStatus() {
+            if let e = v.error {
+                log.scoped("video").error("\(e)")
+                for id in wallpapers.keys where outputSettings[id]?.video == v.path { wallpapers[id] = nil }
+            } else if let info = v.info {
+                log.notice("playing '\(v.path)' (\(info))")
+                for o in outputs.values where o.isDone { ensureWallpaper(o) }
+            }
+        }
+        // Nothing left to show: the error lines above said why.
+        if !videos.isEmpty && videos.values.allSatisfy({ $0.error != nil }) { exitStatus = .badVideo }
+    }
+
+    private func settings(for outputID: UInt32) -> OutputSettings? { outputSettings[outputID] }
+
+    /// Creates the output's surface once its settings name a video that is ready.
+    private func ensureWallpaper(_ o: Output) {
+        guard wallpapers[o.globalName] == nil, let s = settings(for: o.globalName),
+              videos[s.video]?.isReady == true,
+              let registry, let compositor = registry.compositor, let shell = registry.layerShell, let egl else { return }
+        guard let w = Wallpaper(outputID: o.globalName, compositor: compositor, layerShell: shell, output: o.proxy,
+                                scale: o.info.scale, egl: egl) else {
+            log.error("\(o.displayName): cannot create a layer surface")
+            return
+        }
+        w.delegate = self
+        wallpapers[o.globalName] = w
+        log.notice("\(o.displayName) (\(o.info.modeSize), scale \(o.info.scale)): showing '\(s.video)' (\(s.mode.rawValue))")
+    }
+
+    /// Milliseconds until the next frame is due on an output that can take one; -1 = none.
+    private func timeoutMs(now: Nanos) -> Int32 {
+        var deadline: Nanos?
+        for (id, w) in wallpapers where w.isConfigured || w.needsRedraw {
+            guard !w.awaitingFrame, let v = settings(for: id).flatMap({ videos[$0.video] }) else { continue }
+            if w.needsRedraw || (v.current != nil && w.shownSerial != v.serial) { return 0 }
+            if let d = v.nextDeadline { deadline = min(deadline ?? d, d) }
+        }
+        guard let deadline else { return -1 }
+        let ms = (deadline - now + 999_999) / 1_000_000
+        return Int32(clamping: max(0, ms))
+    }
+
+    /// Advances each video whose outputs can take a frame, then draws every output whose frame
+    /// changed or that was reconfigured. An output waiting for its frame callback is skipped.
+    private func tick(now: Nanos) {
+        guard let egl, let renderer, let compositor = registry?.compositor else { return }
+        for (id, w) in wallpapers {
+            do { try w.applyConfigure(compositor: compositor) } catch {
+                log.error("\(outputName(id)): \(error)")
+                wallpapers[id] = nil
+                continue
+            }
+            guard w.isConfigured, !w.awaitingFrame, let s = settings(for: id), let v = videos[s.video], v.isReady else {
+                continue
+            }
+            _ = v.advance(now: now)  // once per tick, however many outputs show it
+            guard let frame = v.current, w.needsRedraw || w.shownSerial != v.serial, let surface = w.eglSurface else {
+                continue
+            }
+            do { try egl.makeCurrent(surface) } catch {
+                log.error("\(outputName(id)): \(error)")
+                continue
+            }
+            if v.uploadedSerial != v.serial || v.textures == nil {
+                if v.textures == nil { v.textures = VideoTextures() }
+                renderer.upload(frame.payload.frame, into: v.textures!)
+                v.uploadedSerial = v.serial
+            }
+            renderer.draw(v.textures!, buffer: w.bufferSize, settings: s)
+            w.requestFrame()
+            if !egl.swap(surface) { log.error("\(outputName(id)): eglSwapBuffers failed (EGL error 0x\(String(eglGetError(), radix: 16)))") }
+            w.didDraw(serial: v.serial)
+            trace?.committed(output: id, frame: frame, at: now)
+        }
+    }
+
+    private func outputName(_ id: UInt32) -> String { outputs[id]?.displayName ?? "output-\(id)" }
+
+    // MARK: Teardown
+
+    /// Children before parents: surfaces, textures, renderer, decoders, EGL, outputs, registry.
+    private func teardown() {
+        wallpapers.removeAll()
+        if let egl { eglMakeCurrent(egl.display, wlx_egl_no_surface(), wlx_egl_no_surface(), egl.context) }
+        for v in videos.values { v.textures = nil }
+        renderer = nil
+        for v in videos.values { v.stop() }
+        videos.removeAll()
+        outputSettings.removeAll()
+        egl = nil
+        outputs.removeAll()
+        registry = nil
+        trace = nil
+        wl_display_flush(display)
+    }
+}
+
+// MARK: Wayland events
+
+extension App: RegistryDelegate {
+    func outputAdded(name: UInt32, proxy: OpaquePointer, version: UInt32) {
+        let o = Output(globalName: name, proxy: proxy, version: version)
+        o.delegate = self
+        outputs[name] = o
+    }
+
+    func globalRemoved(name: UInt32) {
+        guard let o = outputs[name] else { return }
+        log.notice("\(o.displayName): output removed")
+        wallpapers[name] = nil
+        outputSettings[name] = nil
+        outputs[name] = nil
+    }
+}
+
+extension App: OutputDelegate {
+    func outputDone(_ output: Output, changed: Bool, first: Bool) {
+        let i = output.info
+        outputSettings[output.globalName] = options.settings(forOutput: i.name, description: i.description)
+        if first {
+            let what = settings(for: output.globalName).map { "'\($0.video)'" } ?? "nothing (no entry matches)"
+            log.debug("\(output.displayName): \(i.modeSize) scale \(i.scale) (\(i.description)): for \(what)")
+            ensureWallpaper(output)
+        } else if changed {
+            log.debug("\(output.displayName): now \(i.modeSize) scale \(i.scale)")
+            wallpapers[output.globalName]?.setScale(i.scale)
+        }
+    }
+}
+
+extension App: WallpaperDelegate {
+    func wallpaperClosed(_ wallpaper: Wallpaper) {
+        log.debug("\(outputName(wallpaper.outputID)): layer surface closed by the compositor")
+        wallpapers[wallpaper.outputID] = nil
+    }
+
+    func wallpaperFrameDone(_ wallpaper: Wallpaper, time: UInt32) {
+        trace?.presented(output: wallpaper.outputID, name: outputName(wallpaper.outputID), at: Sys.now())
+    }
+}

@@ -1,0 +1,223 @@
+// The decoder: libavformat + libavcodec on a thread of its own. It owns every FFmpeg object it
+// creates (they never leave this thread), decodes ahead of presentation into its FrameChannel,
+// and at the end of the stream drains the codec, seeks back to the start and goes on, so the
+// first frame of the next pass is queued before the last one of this pass is on screen.
+import CFFmpeg
+import Glibc
+import WayLoopCore
+
+/// Runs on the decoder thread only.
+final class Decoder {
+    private let path: String
+    private let channel: FrameChannel
+    private let log: Logger
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var streamIndex: Int32 = -1
+    private var timeBase = AVRational(num: 1, den: 1)
+    private var nominalDuration: Nanos = 40_000_000
+    private var draining = false
+    private var stamper = LoopStamper<FrameHandle>()
+    private var converter: PixelConverter?
+    private var seenErrors: Set<Int32> = []
+    private var decodeErrors = 0
+
+    init(path: String, channel: FrameChannel, log: Logger) {
+        self.path = path
+        self.channel = channel
+        self.log = log
+    }
+
+    deinit {
+        av_packet_free(&packet)
+        avcodec_free_context(&codec)
+        avformat_close_input(&format)
+    }
+
+    /// Starts a decoder thread for `path`; its status and frames arrive through `channel`.
+    static func start(path: String, channel: FrameChannel, log: Logger) -> WorkerThread? {
+        WorkerThread {
+            let decoder = Decoder(path: path, channel: channel, log: log)
+            decoder.run()
+        }
+    }
+
+    private func run() {
+        do {
+            let info = try open()
+            log.debug("opened: \(info)")
+            try decodeLoop(info: info)
+            if let held = stamper.discardHeld() { channel.recycle(FrameHandle(frame: held.frame)) }
+        } catch {
+            if let held = stamper.discardHeld() { channel.recycle(FrameHandle(frame: held.frame)) }
+            log.debug("decoder stopped: \(error)")
+            channel.setStatus(.failed(error))
+        }
+    }
+
+    // MARK: Opening
+
+    private func open() throws(VideoError) -> VideoInfo {
+        var fmt: UnsafeMutablePointer<AVFormatContext>?
+        var rc = avformat_open_input(&fmt, path, nil, nil)
+        guard rc >= 0, let fmt else { throw .notAVideo(path, reason: AVError.text(rc)) }
+        format = fmt
+        // FFmpeg's tty demuxer shows text files as "ANSI art" video: a text file is not a video.
+        if let name = fmt.pointee.iformat?.pointee.name, String(cString: name) == "tty" {
+            throw .notAVideo(path, reason: "it is a text file")
+        }
+        rc = avformat_find_stream_info(fmt, nil)
+        guard rc >= 0 else { throw .notAVideo(path, reason: AVError.text(rc)) }
+        rc = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard rc >= 0 else { throw .noVideoStream(path) }
+        streamIndex = rc
+        let stream = fmt.pointee.streams[Int(rc)]!
+        // Only the video stream is read: audio never adds to the loop length.
+        for i in 0..<Int(fmt.pointee.nb_streams) where i != Int(rc) {
+            fmt.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
+        }
+        let par = stream.pointee.codecpar!
+        timeBase = stream.pointee.time_base
+        guard let decoder = avcodec_find_decoder(par.pointee.codec_id) else {
+            let name = String(cString: avcodec_get_name(par.pointee.codec_id))
+            throw .unsupportedCodec(path, codec: name == "none" ? "unknown" : name)
+        }
+        guard let ctx = avcodec_alloc_context3(decoder) else { throw .decodeFailed(path, reason: "out of memory") }
+        codec = ctx
+        rc = avcodec_parameters_to_context(ctx, par)
+        guard rc >= 0 else { throw .decodeFailed(path, reason: AVError.text(rc)) }
+        ctx.pointee.pkt_timebase = timeBase
+        // Two frame threads keep up at 1080p on two cores; issue 7 revisits the choice.
+        ctx.pointee.thread_count = 2
+        rc = avcodec_open2(ctx, decoder, nil)
+        guard rc >= 0 else { throw .unsupportedCodec(path, codec: String(cString: decoder.pointee.name)) }
+        packet = av_packet_alloc()
+        for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {
+            nominalDuration = av_rescale(Nanos(rate.den), .nanosPerSecond, Nanos(rate.num))
+            break
+        }
+        let pixfmt = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.pointee.format)).map { String(cString: $0) } ?? "?"
+        return VideoInfo(width: Int(par.pointee.width), height: Int(par.pointee.height),
+                         codec: String(cString: decoder.pointee.name), pixelFormat: pixfmt,
+                         frameRate: Double(Nanos.nanosPerSecond) / Double(nominalDuration))
+    }
+
+    // MARK: Decoding
+
+    private func decodeLoop(info: VideoInfo) throws(VideoError) {
+        var announced = false
+        var framesThisPass = 0
+        while !channel.shouldStop {
+            guard let frame = channel.obtainFrame() else { throw .decodeFailed(path, reason: "out of memory") }
+            switch nextFrame(into: frame) {
+            case .frame:
+                framesThisPass += 1
+                guard let ready = convertIfNeeded(frame) else { continue }
+                let pts = ready.pointee.best_effort_timestamp
+                let ptsNs: Nanos? = pts == avx_nopts() ? nil : rescale(pts)
+                let own = rescale(avx_frame_duration(ready))
+                if let out = stamper.push(FrameHandle(frame: ready), pts: ptsNs, ownDuration: own > 0 ? own : nominalDuration) {
+                    guard channel.push(out) else { channel.recycle(out.payload); return }
+                    if !announced { announced = true; channel.setStatus(.ready(info)) }
+                }
+            case .endOfPass:
+                channel.recycle(FrameHandle(frame: frame))
+                let pass = stamper.pass
+                if let last = stamper.wrap() {
+                    guard channel.push(last) else { channel.recycle(last.payload); return }
+                    if !announced { announced = true; channel.setStatus(.ready(info)) }
+                }
+                guard framesThisPass > 0 else {
+                    throw .decodeFailed(path, reason: decodeErrors > 0 ? "every frame failed to decode" : "the stream has no frames")
+                }
+                if pass == 0 && framesThisPass == 1 {
+                    log.debug("one frame: a still picture, decoding stops")
+                    channel.waitForStop()
+                    return
+                }
+                if pass == 0, let length = stamper.loopLength {
+                    log.debug("loop length \(Double(length) / 1e9) s, \(framesThisPass) frames")
+                }
+                framesThisPass = 0
+                try rewind()
+            }
+        }
+    }
+
+    private enum Step { case frame, endOfPass }
+
+    /// Receives the next decoded frame, feeding packets as the codec asks. Corrupt packets are
+    /// skipped with one notice per distinct error.
+    private func nextFrame(into frame: UnsafeMutablePointer<AVFrame>) -> Step {
+        guard let codec, let format, let packet else { return .endOfPass }
+        while true {
+            let r = avcodec_receive_frame(codec, frame)
+            if r == 0 { return .frame }
+            if r == avx_error_eof() { return .endOfPass }
+            if r != avx_error_eagain() {
+                noteError(r, "a frame failed to decode")
+                if draining { return .endOfPass }
+                continue
+            }
+            if draining { return .endOfPass }
+            let rr = av_read_frame(format, packet)
+            if rr < 0 {
+                if rr != avx_error_eof() { noteError(rr, "reading stopped early") }
+                avcodec_send_packet(codec, nil)
+                draining = true
+                continue
+            }
+            defer { av_packet_unref(packet) }
+            if packet.pointee.stream_index != streamIndex { continue }
+            let s = avcodec_send_packet(codec, packet)
+            if s < 0 && s != avx_error_eagain() { noteError(s, "skipped a corrupt packet") }
+        }
+    }
+
+    private func noteError(_ code: Int32, _ what: String) {
+        decodeErrors += 1
+        if seenErrors.insert(code).inserted {
+            log.notice("'\(path)': \(what): \(AVError.text(code)); playback goes on (logged once)")
+        }
+    }
+
+    /// Back to the start of the stream for the next pass.
+    private func rewind() throws(VideoError) {
+        guard let format, let codec else { return }
+        let stream = format.pointee.streams[Int(streamIndex)]!
+        let start = stream.pointee.start_time == avx_nopts() ? 0 : stream.pointee.start_time
+        var rc = av_seek_frame(format, streamIndex, start, avx_seek_backward())
+        if rc < 0 { rc = avformat_seek_file(format, -1, Int64.min, 0, 0, 0) }
+        guard rc >= 0 else { throw .decodeFailed(path, reason: "cannot seek back to the start: \(AVError.text(rc))") }
+        avcodec_flush_buffers(codec)
+        draining = false
+    }
+
+    private func rescale(_ v: Int64) -> Nanos {
+        av_rescale_q(v, timeBase, AVRational(num: 1, den: Int32(Nanos.nanosPerSecond)))
+    }
+
+    /// Frames the shader cannot take directly go through libswscale (the fallback path).
+    private func convertIfNeeded(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
+        if PlaneLayout(frame: frame) != nil { return frame }
+        if converter == nil { converter = PixelConverter(log: log) }
+        guard let out = channel.obtainFrame() else { channel.recycle(FrameHandle(frame: frame)); return nil }
+        let ok = converter!.convert(frame, into: out)
+        channel.recycle(FrameHandle(frame: frame))
+        if !ok { channel.recycle(FrameHandle(frame: out)); return nil }
+        return out
+    }
+}
+
+enum AVError {
+    /// FFmpeg's text for an AVERROR code (av_err2str is a macro).
+    static func text(_ code: Int32) -> String {
+        var buf = [CChar](repeating: 0, count: 128)
+        av_strerror(code, &buf, buf.count)
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// FFmpeg's own log would print per-packet lines; WayLoop reports errors itself (once each).
+func av_quiet() { av_log_set_level(avx_log_quiet()) }

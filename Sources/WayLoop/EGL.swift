@@ -1,0 +1,106 @@
+// EGL on the Wayland platform: one display, one GLES 3 context shared by every output's window
+// surface (so a video's textures are uploaded once and drawn on each output). Main thread only.
+import CWayland
+
+struct GraphicsError: Error, CustomStringConvertible {
+    let what: String
+    let code: EGLint
+    init(_ what: String, code: EGLint = eglGetError()) {
+        self.what = what
+        self.code = code
+    }
+    var description: String {
+        "\(what) (EGL error 0x\(String(code, radix: 16)))"
+    }
+}
+
+final class EGL {
+    let display: EGLDisplay
+    let config: EGLConfig
+    let context: EGLContext
+    private var current: EGLSurface?
+
+    init(wlDisplay: OpaquePointer) throws(GraphicsError) {
+        guard let d = eglGetPlatformDisplay(EGLenum(EGL_PLATFORM_WAYLAND_KHR), UnsafeMutableRawPointer(wlDisplay), nil),
+              d != wlx_egl_no_display() else {
+            throw GraphicsError("no EGL display for the Wayland connection")
+        }
+        var major: EGLint = 0, minor: EGLint = 0
+        guard eglInitialize(d, &major, &minor) == EGL_TRUE else { throw GraphicsError("eglInitialize failed") }
+        guard eglBindAPI(EGLenum(EGL_OPENGL_ES_API)) == EGL_TRUE else {
+            eglTerminate(d)
+            throw GraphicsError("EGL has no OpenGL ES")
+        }
+        // 8 bits per channel: a 10-bit buffer costs a software compositor ten times more. With
+        // alpha (kept at 1) plus an opaque region: sway's pixman renderer composites XRGB buffers
+        // far slower than ARGB ones (../shared/notes/swift-interop.md, trap 12).
+        let attributes: [EGLint] = [
+            EGL_SURFACE_TYPE, EGL_WINDOW_BIT,
+            EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
+            EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
+            EGL_NONE,
+        ]
+        var configs = [EGLConfig?](repeating: nil, count: 64)
+        var count: EGLint = 0
+        guard eglChooseConfig(d, attributes, &configs, EGLint(configs.count), &count) == EGL_TRUE, count > 0 else {
+            eglTerminate(d)
+            throw GraphicsError("no 8-bit RGBA EGL config with OpenGL ES 3")
+        }
+        // eglChooseConfig sorts deeper colour first: take an exact 8-8-8-8 one.
+        let exact = configs[0..<Int(count)].first { c in
+            [EGL_RED_SIZE, EGL_GREEN_SIZE, EGL_BLUE_SIZE, EGL_ALPHA_SIZE].allSatisfy { attr in
+                var v: EGLint = 0
+                eglGetConfigAttrib(d, c, attr, &v)
+                return v == 8
+            }
+        }
+        guard let chosen = (exact ?? configs[0]) else {
+            eglTerminate(d)
+            throw GraphicsError("no usable EGL config")
+        }
+        let contextAttributes: [EGLint] = [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE]
+        guard let ctx = eglCreateContext(d, chosen, wlx_egl_no_context(), contextAttributes),
+              ctx != wlx_egl_no_context() else {
+            eglTerminate(d)
+            throw GraphicsError("cannot create an OpenGL ES 3 context")
+        }
+        display = d
+        config = chosen
+        context = ctx
+    }
+
+    deinit {
+        eglMakeCurrent(display, wlx_egl_no_surface(), wlx_egl_no_surface(), wlx_egl_no_context())
+        eglDestroyContext(display, context)
+        eglTerminate(display)
+        eglReleaseThread()
+    }
+
+    func createSurface(window: OpaquePointer) throws(GraphicsError) -> EGLSurface {
+        guard let s = eglCreateWindowSurface(display, config, window, nil), s != wlx_egl_no_surface() else {
+            throw GraphicsError("cannot create an EGL window surface")
+        }
+        try makeCurrent(s)
+        // Never block in eglSwapBuffers: pacing comes from frame callbacks.
+        eglSwapInterval(display, 0)
+        return s
+    }
+
+    func makeCurrent(_ surface: EGLSurface) throws(GraphicsError) {
+        if current == surface { return }
+        guard eglMakeCurrent(display, surface, surface, context) == EGL_TRUE else {
+            throw GraphicsError("eglMakeCurrent failed")
+        }
+        current = surface
+    }
+
+    func swap(_ surface: EGLSurface) -> Bool { eglSwapBuffers(display, surface) == EGL_TRUE }
+
+    func destroySurface(_ surface: EGLSurface) {
+        if current == surface {
+            eglMakeCurrent(display, wlx_egl_no_surface(), wlx_egl_no_surface(), context)
+            current = nil
+        }
+        eglDestroySurface(display, surface)
+    }
+}

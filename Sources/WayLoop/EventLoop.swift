@@ -1,0 +1,86 @@
+// The one poll(2) loop (after mako's event-loop.c and foot's fdm.c), with named slots: the
+// Wayland connection, the decoders' wakeup eventfd and a signalfd. Main thread only.
+import CWayland
+import Glibc
+
+/// The slots that fired (an option set: no allocation per wake-up).
+struct LoopEvents: OptionSet {
+    let rawValue: UInt8
+    static let wayland = LoopEvents(rawValue: 1)
+    static let wakeup = LoopEvents(rawValue: 2)
+    static let signal = LoopEvents(rawValue: 4)
+}
+
+struct SignalFD {
+    let fd: Int32
+    private var mask = sigset_t()
+
+    /// Blocks SIGINT, SIGTERM (and SIGHUP, SIGUSR1 for later use) in this thread and every thread
+    /// created after, and receives them through a file descriptor. Call before starting threads.
+    init?() {
+        sigemptyset(&mask)
+        for s in [SIGINT, SIGTERM, SIGHUP, SIGUSR1] { sigaddset(&mask, s) }
+        guard pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else { return nil }
+        fd = signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
+        if fd < 0 { return nil }
+    }
+
+    /// The signals that arrived since the last read.
+    func read() -> [Int32] {
+        var out: [Int32] = []
+        var info = signalfd_siginfo()
+        while Glibc.read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+            out.append(Int32(info.ssi_signo))
+        }
+        return out
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
+
+/// Waits on the slots with the Wayland read protocol: prepare_read → flush → poll → read or
+/// cancel → dispatch. Returns the slots that fired, or nil when the connection is lost.
+final class EventLoop {
+    let display: OpaquePointer
+    private let fds = UnsafeMutablePointer<pollfd>.allocate(capacity: 3)
+
+    init(display: OpaquePointer, wakeupFD: Int32, signalFD: Int32) {
+        self.display = display
+        fds[0] = pollfd(fd: wl_display_get_fd(display), events: 0, revents: 0)
+        fds[1] = pollfd(fd: wakeupFD, events: Int16(POLLIN), revents: 0)
+        fds[2] = pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)
+    }
+    deinit { fds.deallocate() }
+
+    func wait(timeoutMs: Int32) -> LoopEvents? {
+        while wl_display_prepare_read(display) != 0 {
+            if wl_display_dispatch_pending(display) < 0 { return nil }
+        }
+        // Flush what we sent; EAGAIN means the socket is full and poll waits for POLLOUT.
+        var wantWrite = false
+        if wl_display_flush(display) < 0 {
+            if errno == EAGAIN { wantWrite = true } else {
+                wl_display_cancel_read(display)
+                return nil
+            }
+        }
+        fds[0].events = Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0)
+        let n = poll(fds, 3, timeoutMs)
+        if n < 0 {
+            wl_display_cancel_read(display)
+            return errno == EINTR ? [] : nil
+        }
+        var events: LoopEvents = []
+        if fds[0].revents & Int16(POLLIN) != 0 {
+            if wl_display_read_events(display) < 0 { return nil }
+            events.insert(.wayland)
+        } else {
+            wl_display_cancel_read(display)
+            if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { return nil }
+        }
+        if wl_display_dispatch_pending(display) < 0 { return nil }
+        if fds[1].revents & Int16(POLLIN) != 0 { events.insert(.wakeup) }
+        if fds[2].revents & Int16(POLLIN) != 0 { events.insert(.signal) }
+        return events
+    }
+}

@@ -1,0 +1,158 @@
+// Where a decoder thread meets the main thread: one bounded queue of decoded frames, a pool of
+// recycled AVFrames, the decoder's status and a stop flag, all behind one lock, plus the shared
+// wakeup eventfd the main loop polls (house style: set, wake, join; never cancel).
+import CFFmpeg
+import WayLoopCore
+
+/// A decoded picture (an owned, ref-counted AVFrame). Moves between threads only through a
+/// FrameChannel; whoever holds it either hands it on or recycles it.
+struct FrameHandle: @unchecked Sendable {
+    let frame: UnsafeMutablePointer<AVFrame>
+}
+
+struct VideoInfo: Sendable, CustomStringConvertible {
+    var width: Int
+    var height: Int
+    var codec: String
+    var pixelFormat: String
+    var frameRate: Double
+    var description: String {
+        let fps = (frameRate * 100).rounded() / 100
+        return "\(codec) \(width)x\(height) \(pixelFormat) \(fps) fps"
+    }
+}
+
+/// Why a video cannot be played. Each case renders as one line naming the file and the reason.
+enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case isDirectory(String)
+    case unreadable(String, reason: String)
+    case empty(String)
+    case notAVideo(String, reason: String)
+    case noVideoStream(String)
+    case unsupportedCodec(String, codec: String)
+    case decodeFailed(String, reason: String)
+
+    var description: String {
+        switch self {
+        case .notFound(let p): return "'\(p)': no such file"
+        case .isDirectory(let p): return "'\(p)': is a directory, not a video file"
+        case .unreadable(let p, let r): return "'\(p)': cannot read it: \(r)"
+        case .empty(let p): return "'\(p)': the file is empty"
+        case .notAVideo(let p, let r): return "'\(p)': not a playable video file (\(r))"
+        case .noVideoStream(let p): return "'\(p)': has no video stream (audio only?)"
+        case .unsupportedCodec(let p, let c):
+            return "'\(p)': its video codec (\(c)) has no decoder in this FFmpeg build"
+        case .decodeFailed(let p, let r): return "'\(p)': no frame could be decoded (\(r))"
+        }
+    }
+}
+
+enum DecoderStatus: Sendable {
+    case opening
+    case ready(VideoInfo)
+    case failed(VideoError)
+}
+
+/// Shared by one decoder thread (producer) and the main thread (consumer); every stored
+/// property is guarded by `lock`.
+final class FrameChannel: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var queue: BoundedQueue<StampedFrame<FrameHandle>>
+    private var pool: [UnsafeMutablePointer<AVFrame>] = []
+    private var _status: DecoderStatus = .opening
+    private var stopRequested = false
+    let wakeup: WakeupFD
+
+    init(capacity: Int, wakeup: WakeupFD) {
+        queue = BoundedQueue(capacity: capacity)
+        pool.reserveCapacity(capacity + 4)
+        self.wakeup = wakeup
+    }
+
+    deinit {
+        while let f = queue.pop() { var p: UnsafeMutablePointer<AVFrame>? = f.payload.frame; av_frame_free(&p) }
+        for f in pool { var p: UnsafeMutablePointer<AVFrame>? = f; av_frame_free(&p) }
+    }
+
+    // MARK: Either thread
+
+    var status: DecoderStatus { lock.withLock { _status } }
+
+    /// Returns a frame to the pool for reuse (its buffers are released now).
+    func recycle(_ handle: FrameHandle) {
+        av_frame_unref(handle.frame)
+        lock.withLock { pool.append(handle.frame) }
+    }
+
+    // MARK: Decoder thread
+
+    var shouldStop: Bool { lock.withLock { stopRequested } }
+
+    func setStatus(_ s: DecoderStatus) {
+        lock.withLock { _status = s }
+        wakeup.signal()
+    }
+
+    /// An empty AVFrame to decode into: from the pool, or newly allocated while the pool warms up.
+    func obtainFrame() -> UnsafeMutablePointer<AVFrame>? {
+        if let f = lock.withLock({ pool.popLast() }) { return f }
+        return av_frame_alloc()
+    }
+
+    /// Queues a frame, waiting while the queue is full. Returns false (frame not taken) on stop.
+    func push(_ frame: StampedFrame<FrameHandle>) -> Bool {
+        let wasEmpty: Bool? = lock.withLock {
+            while queue.isFull && !stopRequested { lock.wait() }
+            if stopRequested { return nil }
+            let empty = queue.isEmpty
+            queue.push(frame)
+            return empty
+        }
+        guard let wasEmpty else { return false }
+        // The main loop only waits on the wakeup when it has nothing queued.
+        if wasEmpty { wakeup.signal() }
+        return true
+    }
+
+    /// Blocks until stop is requested (a still image needs no more decoding).
+    func waitForStop() {
+        lock.withLock { while !stopRequested { lock.wait() } }
+    }
+
+    // MARK: Main thread
+
+    func requestStop() {
+        lock.withLock {
+            stopRequested = true
+            lock.broadcast()
+        }
+    }
+
+    /// The media time of the next queued frame, if any.
+    var headTime: Nanos? { lock.withLock { queue.peek()?.mediaTime } }
+
+    /// Takes the next frame regardless of its time (the first frame of a video).
+    func takeNext() -> StampedFrame<FrameHandle>? {
+        lock.withLock {
+            let f = queue.pop()
+            if f != nil { lock.broadcast() }
+            return f
+        }
+    }
+
+    /// Takes every frame due at `mediaTime`: returns the last one (to show) and recycles the
+    /// ones before it (late: dropped), counting them.
+    func takeDue(at mediaTime: Nanos) -> (frame: StampedFrame<FrameHandle>?, dropped: Int) {
+        var late: [FrameHandle] = []
+        let shown: StampedFrame<FrameHandle>? = lock.withLock {
+            let n = FramePick.dueCount(queued: queue.lazy.map(\.mediaTime), at: mediaTime)
+            guard n > 0 else { return nil }
+            for _ in 0..<(n - 1) { if let f = queue.pop() { late.append(f.payload) } }
+            lock.broadcast()
+            return queue.pop()
+        }
+        for f in late { recycle(f) }
+        return (shown, late.count)
+    }
+}

@@ -1,0 +1,113 @@
+// What the renderer needs to know about a decoded frame's memory and colour, and the libswscale
+// fallback for pixel formats the shader does not take. Any thread.
+import CFFmpeg
+import WayLoopCore
+
+/// How a frame's planes map onto textures. Only 8-bit Y'CbCr layouts are taken directly.
+struct PlaneLayout: Equatable {
+    /// Two planes: Y, then interleaved CbCr (NV12).
+    var semiPlanar: Bool
+    /// Chroma subsampling shifts (1,1 for 4:2:0).
+    var chromaShiftX: Int32
+    var chromaShiftY: Int32
+    /// The pixel format implies full range (the deprecated yuvj* formats).
+    var impliesFullRange: Bool
+
+    init?(frame: UnsafePointer<AVFrame>) {
+        switch AVPixelFormat(rawValue: frame.pointee.format) {
+        case AV_PIX_FMT_YUV420P: self.init(false, 1, 1, false)
+        case AV_PIX_FMT_YUVJ420P: self.init(false, 1, 1, true)
+        case AV_PIX_FMT_YUV422P: self.init(false, 1, 0, false)
+        case AV_PIX_FMT_YUVJ422P: self.init(false, 1, 0, true)
+        case AV_PIX_FMT_YUV444P: self.init(false, 0, 0, false)
+        case AV_PIX_FMT_YUVJ444P: self.init(false, 0, 0, true)
+        case AV_PIX_FMT_YUV440P: self.init(false, 0, 1, false)
+        case AV_PIX_FMT_NV12: self.init(true, 1, 1, false)
+        default: return nil
+        }
+    }
+
+    private init(_ semi: Bool, _ sx: Int32, _ sy: Int32, _ full: Bool) {
+        semiPlanar = semi
+        chromaShiftX = sx
+        chromaShiftY = sy
+        impliesFullRange = full
+    }
+}
+
+extension YUVConversion {
+    /// The conversion a frame asks for; unspecified matrix and range follow the documented rule
+    /// (YUVMatrix.guess, limited range).
+    init(frame: UnsafePointer<AVFrame>, layout: PlaneLayout) {
+        let f = frame.pointee
+        let matrix: YUVMatrix
+        switch f.colorspace {
+        case AVCOL_SPC_BT709: matrix = .bt709
+        case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M, AVCOL_SPC_FCC: matrix = .bt601
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: matrix = .bt2020
+        default: matrix = YUVMatrix.guess(width: Int(f.width), height: Int(f.height))
+        }
+        let full = f.color_range == AVCOL_RANGE_JPEG || (f.color_range != AVCOL_RANGE_MPEG && layout.impliesFullRange)
+        self.init(matrix: matrix, range: full ? .full : .limited, bitDepth: 8)
+    }
+}
+
+/// libswscale conversion to an 8-bit planar Y'CbCr format the shader takes, keeping the chroma
+/// subsampling where it can. Lives on the decoder thread.
+final class PixelConverter {
+    private var context: OpaquePointer?
+    private let log: Logger
+    private var loggedFormat: Int32 = -1
+
+    init(log: Logger) { self.log = log }
+    deinit { sws_freeContext(context) }
+
+    func convert(_ src: UnsafeMutablePointer<AVFrame>, into dst: UnsafeMutablePointer<AVFrame>) -> Bool {
+        let s = src.pointee
+        guard let desc = av_pix_fmt_desc_get(AVPixelFormat(rawValue: s.format)) else { return false }
+        let isRGB = desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 || desc.pointee.nb_components < 3
+            || desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0
+        let target: AVPixelFormat
+        switch (isRGB, desc.pointee.log2_chroma_w, desc.pointee.log2_chroma_h) {
+        case (false, 1, 1): target = AV_PIX_FMT_YUV420P
+        case (false, 1, 0): target = AV_PIX_FMT_YUV422P
+        default: target = AV_PIX_FMT_YUV444P
+        }
+        if loggedFormat != s.format {
+            loggedFormat = s.format
+            log.debug("converting \(String(cString: desc.pointee.name)) to \(String(cString: av_get_pix_fmt_name(target))) with libswscale")
+        }
+        context = sws_getCachedContext(context, s.width, s.height, AVPixelFormat(rawValue: s.format),
+                                       s.width, s.height, target, avx_sws_bilinear(), nil, nil, nil)
+        guard let context else { return false }
+        dst.pointee.format = target.rawValue
+        dst.pointee.width = s.width
+        dst.pointee.height = s.height
+        guard av_frame_get_buffer(dst, 0) >= 0 else { return false }
+        let rc = withUnsafePointer(to: s.data) { sp in
+            withUnsafePointer(to: s.linesize) { sl in
+                withUnsafePointer(to: dst.pointee.data) { dp in
+                    withUnsafePointer(to: dst.pointee.linesize) { dl in
+                        sp.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { spp in
+                            sl.withMemoryRebound(to: Int32.self, capacity: 8) { slp in
+                                dp.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dpp in
+                                    dl.withMemoryRebound(to: Int32.self, capacity: 8) { dlp in
+                                        sws_scale(context, spp, slp, 0, s.height, dpp, dlp)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard rc > 0 else { return false }
+        _ = av_frame_copy_props(dst, src)
+        if isRGB {
+            // libswscale's default RGB → Y'CbCr is BT.601, limited range.
+            dst.pointee.colorspace = AVCOL_SPC_SMPTE170M
+            dst.pointee.color_range = AVCOL_RANGE_MPEG
+        }
+        return true
+    }
+}

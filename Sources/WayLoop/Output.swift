@@ -1,0 +1,99 @@
+// One wl_output: its description, double-buffered (events fill `pending`, `done` commits it and
+// reports what changed, after SCTK's output.rs). Main thread only.
+import CWayland
+import WayLoopCore
+
+struct OutputInfo: Equatable {
+    /// Connector name (wl_output v4 `name`, e.g. "DP-1"); empty before v4.
+    var name = ""
+    /// "Make Model Serial"-like text (wl_output v4 `description`, else make + model).
+    var description = ""
+    var make = ""
+    var model = ""
+    /// Integer scale (wl_output.scale).
+    var scale: Int32 = 1
+    /// Current mode in physical pixels and mHz.
+    var modeSize = Size(width: 0, height: 0)
+    var refresh: Int32 = 0
+    var transform: Int32 = 0
+}
+
+protocol OutputDelegate: AnyObject {
+    func outputDone(_ output: Output, changed: Bool, first: Bool)
+}
+
+final class Output {
+    /// The registry name: the key under which the app keeps this output.
+    let globalName: UInt32
+    let proxy: OpaquePointer
+    let version: UInt32
+    weak var delegate: OutputDelegate?
+    private(set) var info = OutputInfo()
+    private var pending = OutputInfo()
+    private(set) var isDone = false
+
+    /// The user-facing name: the connector, or the registry name before wl_output v4.
+    var displayName: String { info.name.isEmpty ? "output-\(globalName)" : info.name }
+
+    init(globalName: UInt32, proxy: OpaquePointer, version: UInt32) {
+        self.globalName = globalName
+        self.proxy = proxy
+        self.version = version
+        wl_output_add_listener(proxy, outputListener, Unmanaged.passUnretained(self).toOpaque())
+        // Before v2 there is no `done`: the first roundtrip's events are all there is.
+    }
+
+    deinit {
+        if version >= 3 { wl_output_release(proxy) } else { wl_output_destroy(proxy) }
+    }
+
+    /// For wl_output < v2, which never sends `done`: commit what arrived.
+    func commitWithoutDone() { if version < 2 { commit() } }
+
+    fileprivate func commit() {
+        if pending.description.isEmpty { pending.description = "\(pending.make) \(pending.model)" }
+        let changed = pending != info
+        info = pending
+        let first = !isDone
+        isDone = true
+        delegate?.outputDone(self, changed: changed, first: first)
+    }
+
+    fileprivate func geometry(make: String, model: String, transform: Int32) {
+        pending.make = make
+        pending.model = model
+        pending.transform = transform
+    }
+
+    fileprivate func mode(flags: UInt32, width: Int32, height: Int32, refresh: Int32) {
+        guard flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 else { return }
+        pending.modeSize = Size(width: Int(width), height: Int(height))
+        pending.refresh = refresh
+    }
+
+    fileprivate func scale(_ factor: Int32) { pending.scale = max(1, factor) }
+    fileprivate func name(_ n: String) { pending.name = n }
+    fileprivate func describe(_ d: String) { pending.description = d }
+
+    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> Output {
+        Unmanaged<Output>.fromOpaque(data!).takeUnretainedValue()
+    }
+}
+
+// MARK: Listener
+
+nonisolated(unsafe) private let outputListener: UnsafeMutablePointer<wl_output_listener> = {
+    let p = UnsafeMutablePointer<wl_output_listener>.allocate(capacity: 1)
+    p.initialize(to: wl_output_listener(
+        geometry: { data, _, _, _, _, _, _, make, model, transform in
+            Output.from(data).geometry(make: make.map { String(cString: $0) } ?? "",
+                                       model: model.map { String(cString: $0) } ?? "", transform: transform)
+        },
+        mode: { data, _, flags, w, h, refresh in Output.from(data).mode(flags: flags, width: w, height: h, refresh: refresh) },
+        done: { data, _ in Output.from(data).commit() },
+        scale: { data, _, factor in Output.from(data).scale(factor) },
+        name: { data, _, name in Output.from(data).name(name.map { String(cString: $0) } ?? "") },
+        description: { data, _, d in Output.from(data).describe(d.map { String(cString: $0) } ?? "") }
+    ))
+    return p
+}()

@@ -1,0 +1,85 @@
+// The registry: binds the globals WayLoop speaks, by version range, and reports outputs as they
+// come and go. Main thread only (all callbacks run inside wl_display_dispatch*).
+import CWayland
+
+protocol RegistryDelegate: AnyObject {
+    func outputAdded(name: UInt32, proxy: OpaquePointer, version: UInt32)
+    func globalRemoved(name: UInt32)
+}
+
+/// The globals bound from the registry. Required: wl_compositor, zwlr_layer_shell_v1.
+final class Registry {
+    let proxy: OpaquePointer
+    weak var delegate: RegistryDelegate?
+    private(set) var compositor: OpaquePointer?
+    private(set) var layerShell: OpaquePointer?
+    private(set) var layerShellVersion: UInt32 = 0
+    private(set) var viewporter: OpaquePointer?
+    private(set) var presentation: OpaquePointer?
+    /// Interface names the compositor advertised (for messages and debugging).
+    private(set) var advertised: [String] = []
+
+    // The versions this client implements (bind min(advertised, implemented)).
+    static let compositorVersion: UInt32 = 4
+    static let layerShellVersion: UInt32 = 4
+    static let outputVersion: UInt32 = 4
+
+    init?(display: OpaquePointer) {
+        guard let p = wl_display_get_registry(display) else { return nil }
+        proxy = p
+        wl_registry_add_listener(p, registryListener, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit {
+        if let presentation { wp_presentation_destroy(presentation) }
+        if let viewporter { wp_viewporter_destroy(viewporter) }
+        if let layerShell {
+            if layerShellVersion >= 3 { zwlr_layer_shell_v1_destroy(layerShell) } else { wl_proxy_destroy(layerShell) }
+        }
+        if let compositor { wl_compositor_destroy(compositor) }
+        wl_registry_destroy(proxy)
+    }
+
+    private func bind(_ name: UInt32, _ iface: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
+        wl_registry_bind(proxy, name, iface, version).map { OpaquePointer($0) }
+    }
+
+    fileprivate func global(name: UInt32, interface: String, version: UInt32) {
+        advertised.append(interface)
+        switch interface {
+        case "wl_compositor":
+            compositor = bind(name, wlx_compositor_interface(), min(version, Self.compositorVersion))
+        case "zwlr_layer_shell_v1":
+            layerShellVersion = min(version, Self.layerShellVersion)
+            layerShell = bind(name, wlx_layer_shell_interface(), layerShellVersion)
+        case "wp_viewporter":
+            viewporter = bind(name, wlx_viewporter_interface(), 1)
+        case "wp_presentation":
+            presentation = bind(name, wlx_presentation_interface(), 1)
+        case "wl_output":
+            let v = min(version, Self.outputVersion)
+            if let p = bind(name, wlx_output_interface(), v) { delegate?.outputAdded(name: name, proxy: p, version: v) }
+        default:
+            break
+        }
+    }
+
+    fileprivate func globalRemove(name: UInt32) { delegate?.globalRemoved(name: name) }
+
+    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> Registry {
+        Unmanaged<Registry>.fromOpaque(data!).takeUnretainedValue()
+    }
+}
+
+// MARK: Listener (trampolines only recover self and forward)
+
+nonisolated(unsafe) private let registryListener: UnsafeMutablePointer<wl_registry_listener> = {
+    let p = UnsafeMutablePointer<wl_registry_listener>.allocate(capacity: 1)
+    p.initialize(to: wl_registry_listener(
+        global: { data, _, name, interface, version in
+            Registry.from(data).global(name: name, interface: String(cString: interface!), version: version)
+        },
+        global_remove: { data, _, name in Registry.from(data).globalRemove(name: name) }
+    ))
+    return p
+}()

@@ -1,0 +1,87 @@
+// One distinct video as the main thread sees it: its decoder thread, the frame on screen, the
+// playback clock and the textures every output showing it draws from. Main thread only.
+import WayLoopCore
+
+final class Video {
+    let path: String
+    private let channel: FrameChannel
+    private var thread: WorkerThread?
+    private let log: Logger
+    private(set) var info: VideoInfo?
+    private(set) var error: VideoError?
+    private var clock = PlaybackClock()
+    /// The frame on screen (or about to be).
+    private(set) var current: StampedFrame<FrameHandle>?
+    /// Increments whenever `current` changes; outputs compare it with what they committed.
+    private(set) var serial: UInt64 = 0
+    private(set) var dropped = 0
+    private var lastAdvance: Nanos = -1
+    /// The textures holding `current`, uploaded when `uploadedSerial` lags `serial`.
+    var textures: VideoTextures?
+    var uploadedSerial: UInt64 = 0
+
+    init?(path: String, queueFrames: Int, wakeup: WakeupFD, log: Logger) {
+        self.path = path
+        self.log = log
+        channel = FrameChannel(capacity: queueFrames, wakeup: wakeup)
+        guard let t = Decoder.start(path: path, channel: channel, log: log) else { return nil }
+        thread = t
+    }
+
+    deinit { stop() }
+
+    var isReady: Bool { info != nil && error == nil }
+
+    /// Picks up the decoder's status; returns true when it changed.
+    func pollStatus() -> Bool {
+        guard info == nil, error == nil else {
+            if error == nil, case .failed(let e) = channel.status {
+                error = e
+                return true
+            }
+            return false
+        }
+        switch channel.status {
+        case .opening: return false
+        case .ready(let i): info = i
+        case .failed(let e): error = e
+        }
+        return true
+    }
+
+    /// Moves to the frame due at `now` (the first frame starts the clock). True if it changed.
+    func advance(now: Nanos) -> Bool {
+        guard now != lastAdvance else { return false }
+        lastAdvance = now
+        let next: StampedFrame<FrameHandle>?
+        if let media = clock.mediaTime(at: now) {
+            let (f, d) = channel.takeDue(at: media)
+            if d > 0 { log.trace("dropped \(d) late frame(s)") }
+            dropped += d
+            next = f
+        } else {
+            next = channel.takeNext()
+            if let next { clock.start(now: now, at: next.mediaTime) }
+        }
+        guard let next else { return false }
+        if let old = current { channel.recycle(old.payload) }
+        current = next
+        serial &+= 1
+        return true
+    }
+
+    /// When the next queued frame is due (nil: nothing queued; the decoder will wake us).
+    var nextDeadline: Nanos? {
+        guard let head = channel.headTime else { return nil }
+        return clock.wallTime(of: head) ?? 0
+    }
+
+    /// Stops the decoder thread (set, wake, join) and gives back every frame.
+    func stop() {
+        channel.requestStop()
+        thread?.join()
+        thread = nil
+        if let c = current { channel.recycle(c.payload) }
+        current = nil
+    }
+}

@@ -1,0 +1,163 @@
+// One output's wallpaper surface: a wl_surface given the background layer by wlr-layer-shell,
+// with its EGL window. Listeners only record state; the app draws after dispatch.
+// Main thread only.
+import CWayland
+import WayLoopCore
+
+protocol WallpaperDelegate: AnyObject {
+    /// The compositor closed the layer surface (output gone or the shell withdrew it).
+    func wallpaperClosed(_ wallpaper: Wallpaper)
+    /// A frame callback fired: the surface was presented (or is ready for a new frame).
+    func wallpaperFrameDone(_ wallpaper: Wallpaper, time: UInt32)
+}
+
+final class Wallpaper {
+    /// The registry name of the output this surface is on.
+    let outputID: UInt32
+    let surface: OpaquePointer
+    let layerSurface: OpaquePointer
+    weak var delegate: WallpaperDelegate?
+    private let egl: EGL
+    private var eglWindow: OpaquePointer?
+    private(set) var eglSurface: EGLSurface?
+    private var frameCallback: OpaquePointer?
+
+    /// Surface-local size from the last configure.
+    private(set) var logicalSize = Size(width: 0, height: 0)
+    private(set) var scale: Int32 = 1
+    var bufferSize: Size { Size(width: logicalSize.width * Int(scale), height: logicalSize.height * Int(scale)) }
+    /// A configure arrived that has not been drawn yet.
+    private(set) var needsRedraw = false
+    /// A frame callback is pending: the compositor has not asked for the next frame yet.
+    var awaitingFrame: Bool { frameCallback != nil }
+    /// The video frame serial last committed on this surface.
+    var shownSerial: UInt64 = 0
+    /// A configure size is pending application (acked, buffer not yet resized).
+    private var pendingConfigure = false
+
+    var isConfigured: Bool { eglSurface != nil && !logicalSize.isEmpty }
+
+    init?(outputID: UInt32, compositor: OpaquePointer, layerShell: OpaquePointer, output: OpaquePointer,
+          scale: Int32, egl: EGL) {
+        self.outputID = outputID
+        guard let s = wl_compositor_create_surface(compositor) else { return nil }
+        guard let ls = zwlr_layer_shell_v1_get_layer_surface(
+            layerShell, s, output, ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND.rawValue, "wallpaper") else {
+            wl_surface_destroy(s)
+            return nil
+        }
+        surface = s
+        layerSurface = ls
+        self.egl = egl
+        self.scale = scale
+        zwlr_layer_surface_v1_add_listener(ls, layerSurfaceListener, Unmanaged.passUnretained(self).toOpaque())
+        // Size 0×0 with all four anchors: the compositor gives us the whole output.
+        zwlr_layer_surface_v1_set_size(ls, 0, 0)
+        zwlr_layer_surface_v1_set_anchor(ls, ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM.rawValue
+            | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT.rawValue)
+        // -1: not moved by other surfaces' exclusive zones (panels), drawn under them.
+        zwlr_layer_surface_v1_set_exclusive_zone(ls, -1)
+        zwlr_layer_surface_v1_set_keyboard_interactivity(ls, ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue)
+        // An empty input region: clicks go through to the desktop.
+        if let region = wl_compositor_create_region(compositor) {
+            wl_surface_set_input_region(s, region)
+            wl_region_destroy(region)
+        }
+        wl_surface_set_buffer_scale(s, scale)
+        wl_surface_commit(s)
+    }
+
+    /// Children first: frame callback, EGL surface, EGL window, layer surface, wl_surface.
+    deinit {
+        if let frameCallback { wl_callback_destroy(frameCallback) }
+        if let eglSurface { egl.destroySurface(eglSurface) }
+        if let eglWindow { wl_egl_window_destroy(eglWindow) }
+        zwlr_layer_surface_v1_destroy(layerSurface)
+        wl_surface_destroy(surface)
+    }
+
+    func setScale(_ s: Int32) {
+        guard s != scale else { return }
+        scale = s
+        pendingConfigure = true
+        needsRedraw = true
+    }
+
+    /// Applies an acked configure: creates or resizes the EGL window at the buffer size and
+    /// marks the surface opaque. Called by the app outside any listener.
+    func applyConfigure(compositor: OpaquePointer) throws(GraphicsError) {
+        guard pendingConfigure, !logicalSize.isEmpty else { return }
+        pendingConfigure = false
+        let b = bufferSize
+        wl_surface_set_buffer_scale(surface, scale)
+        if let eglWindow {
+            wl_egl_window_resize(eglWindow, Int32(b.width), Int32(b.height), 0, 0)
+        } else {
+            guard let w = wl_egl_window_create(surface, Int32(b.width), Int32(b.height)) else {
+                throw GraphicsError("cannot create a wl_egl_window", code: 0)
+            }
+            eglWindow = w
+            eglSurface = try egl.createSurface(window: w)
+        }
+        // Opaque over the whole surface: the compositor can skip whatever lies beneath.
+        if let region = wl_compositor_create_region(compositor) {
+            wl_region_add(region, 0, 0, Int32(logicalSize.width), Int32(logicalSize.height))
+            wl_surface_set_opaque_region(surface, region)
+            wl_region_destroy(region)
+        }
+    }
+
+    /// Asks for a frame callback; must come before eglSwapBuffers, which commits (requested
+    /// after, it would attach to the next commit and stall).
+    func requestFrame() {
+        guard frameCallback == nil, let cb = wl_surface_frame(surface) else { return }
+        frameCallback = cb
+        wl_callback_add_listener(cb, frameListener, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    func didDraw(serial: UInt64) {
+        shownSerial = serial
+        needsRedraw = false
+    }
+
+    fileprivate func configure(serial: UInt32, width: UInt32, height: UInt32) {
+        zwlr_layer_surface_v1_ack_configure(layerSurface, serial)
+        let size = Size(width: Int(width), height: Int(height))
+        if size != logicalSize || eglSurface == nil {
+            logicalSize = size
+            pendingConfigure = true
+        }
+        needsRedraw = true
+    }
+
+    fileprivate func closed() { delegate?.wallpaperClosed(self) }
+
+    fileprivate func frameDone(_ callback: OpaquePointer?, time: UInt32) {
+        if let callback { wl_callback_destroy(callback) }
+        frameCallback = nil
+        delegate?.wallpaperFrameDone(self, time: time)
+    }
+
+    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> Wallpaper {
+        Unmanaged<Wallpaper>.fromOpaque(data!).takeUnretainedValue()
+    }
+}
+
+// MARK: Listeners
+
+nonisolated(unsafe) private let layerSurfaceListener: UnsafeMutablePointer<zwlr_layer_surface_v1_listener> = {
+    let p = UnsafeMutablePointer<zwlr_layer_surface_v1_listener>.allocate(capacity: 1)
+    p.initialize(to: zwlr_layer_surface_v1_listener(
+        configure: { data, _, serial, w, h in Wallpaper.from(data).configure(serial: serial, width: w, height: h) },
+        closed: { data, _ in Wallpaper.from(data).closed() }
+    ))
+    return p
+}()
+
+nonisolated(unsafe) private let frameListener: UnsafeMutablePointer<wl_callback_listener> = {
+    let p = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
+    p.initialize(to: wl_callback_listener(
+        done: { data, callback, time in Wallpaper.from(data).frameDone(callback, time: time) }
+    ))
+    return p
+}()

@@ -1,0 +1,21 @@
+// wayloop: parse → run → exit status.
+import Glibc
+import WayLoopCore
+
+let log: Logger
+let status: ExitStatus
+switch Result(catching: { () throws(UsageError) -> Command in try OptionParser.parse(Array(CommandLine.arguments.dropFirst())) }) {
+case .success(.help):
+    Sys.writeStdout(Help.text)
+    status = .ok
+case .success(.version):
+    Sys.writeStdout(Help.version)
+    status = .ok
+case .success(.run(let options)):
+    log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
+    status = App.run(options: options, log: log)
+case .failure(let e):
+    Sys.writeStderr("wayloop: error: usage: \(e) (see wayloop --help)")
+    status = .usage
+}
+exit(status.rawValue)
