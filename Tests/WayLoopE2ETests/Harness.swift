@@ -1,0 +1,290 @@
+// End-to-end harness: real compositors (scripts/compositor), real clips (scripts/make-clips),
+// the real wayloop binary. Nothing here is skipped: a missing tool or binary is a failure.
+import Foundation
+import XCTest
+
+enum Repo {
+    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static func path(_ p: String) -> String { root.appendingPathComponent(p).path }
+
+    /// The binary under test: $WAYLOOP_BIN, else the release build.
+    static var binary: String {
+        ProcessInfo.processInfo.environment["WAYLOOP_BIN"] ?? path(".build/release/wayloop")
+    }
+
+    /// Test clips, generated once per run into .build/e2e-clips.
+    static let clips: String = {
+        let dir = path(".build/e2e-clips")
+        let r = Shell.run([path("scripts/make-clips"), dir])
+        precondition(r.status == 0, "scripts/make-clips failed: \(r.stderr)")
+        return dir
+    }()
+    static func clip(_ name: String) -> String { clips + "/" + name }
+}
+
+struct ShellResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var crashed: Bool
+}
+
+enum Shell {
+    /// Runs a command to completion (bounded by `timeout` seconds). Output goes through files,
+    /// not pipes: a script that leaves a daemon behind (the compositor) must not hold us up.
+    @discardableResult
+    static func run(_ argv: [String], env: [String: String]? = nil, timeout: Double = 120) -> ShellResult {
+        let tmp = FileManager.default.temporaryDirectory
+        let out = tmp.appendingPathComponent("wayloop-sh-\(UUID().uuidString)").path
+        let err = tmp.appendingPathComponent("wayloop-sh-\(UUID().uuidString)").path
+        defer {
+            try? FileManager.default.removeItem(atPath: out)
+            try? FileManager.default.removeItem(atPath: err)
+        }
+        guard let child = Child(["/usr/bin/env"] + argv, env: env ?? ProcessInfo.processInfo.environment,
+                                stdout: out, stderr: err) else {
+            return ShellResult(status: -1, stdout: "", stderr: "cannot spawn \(argv)", crashed: false)
+        }
+        let status = child.wait(timeout: timeout) ?? -1
+        return ShellResult(status: status, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+                           stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "", crashed: child.signalled)
+    }
+}
+
+/// A child process started with posix_spawn and reaped with waitpid (Foundation's Process
+/// missed exits here), its output sent to files.
+final class Child: @unchecked Sendable {
+    let pid: pid_t
+    private(set) var exitStatus: Int32?
+    private(set) var signalled = false
+
+    init?(_ argv: [String], env: [String: String], stdout: String, stderr: String) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let cArgs = argv.map { strdup($0) } + [nil]
+        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            cArgs.forEach { free($0) }
+            cEnv.forEach { free($0) }
+        }
+        var p: pid_t = 0
+        guard posix_spawn(&p, argv[0], &actions, nil, cArgs, cEnv) == 0 else { return nil }
+        pid = p
+    }
+
+    var isRunning: Bool {
+        if exitStatus != nil { return false }
+        var st: Int32 = 0
+        let r = waitpid(pid, &st, WNOHANG)
+        guard r == pid else { return r == 0 }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG are macros: decode by hand.
+        if st & 0x7f == 0 {
+            exitStatus = (st >> 8) & 0xff
+        } else {
+            signalled = true
+            exitStatus = 128 + (st & 0x7f)
+        }
+        return false
+    }
+
+    /// Waits for the exit; nil (after SIGKILL) if it did not come within `timeout` seconds.
+    func wait(timeout: Double) -> Int32? {
+        if Wait.until(timeout: timeout, { !self.isRunning }) { return exitStatus }
+        kill(pid, SIGKILL)
+        _ = Wait.until(timeout: 5) { !self.isRunning }
+        return nil
+    }
+}
+
+/// A compositor started by scripts/compositor, shared by the tests of one class.
+final class Compositor: @unchecked Sendable {
+    let dir: String
+    let env: [String: String]
+    let outputs: [String]
+
+    init(kind: String, outputs sizes: [String] = []) throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-e2e-\(UUID().uuidString.prefix(8))").path
+        var argv = [Repo.path("scripts/compositor"), kind, dir]
+        for s in sizes { argv += ["--output", s] }
+        let r = Shell.run(argv, timeout: 60)
+        guard r.status == 0 else { throw HarnessError("\(kind) failed: \(r.stderr)") }
+        var e = ProcessInfo.processInfo.environment
+        var outs: [String] = []
+        let text = try String(contentsOfFile: dir + "/env", encoding: .utf8)
+        for line in text.split(separator: "\n") {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            let key = String(line[..<eq])
+            var value = String(line[line.index(after: eq)...])
+            if value.hasPrefix("'") && value.hasSuffix("'") { value = String(value.dropFirst().dropLast()) }
+            e[key] = value
+            if key == "OUTPUTS" { outs = value.split(separator: " ").map(String.init) }
+        }
+        env = e
+        outputs = outs
+    }
+
+    func stop() { Shell.run([Repo.path("scripts/compositor"), "stop", dir], timeout: 30) }
+
+    func swaymsg(_ args: [String]) -> ShellResult { Shell.run(["swaymsg"] + args, env: env, timeout: 20) }
+
+    /// A screenshot of one output.
+    func shot(_ output: String) throws -> Image {
+        let file = dir + "/shot-\(output)-\(UUID().uuidString.prefix(6)).ppm"
+        let r = Shell.run([Repo.path("scripts/compositor"), "shot", dir, output, file], timeout: 30)
+        guard r.status == 0 else { throw HarnessError("screenshot of \(output) failed: \(r.stderr)") }
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        return try Image(ppm: Data(contentsOf: URL(fileURLWithPath: file)))
+    }
+
+    func cover() throws {
+        let r = Shell.run([Repo.path("scripts/compositor"), "cover", dir], timeout: 30)
+        guard r.status == 0 else { throw HarnessError("cover failed: \(r.stderr)") }
+    }
+
+    func uncover() { Shell.run([Repo.path("scripts/compositor"), "uncover", dir], timeout: 30) }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// A decoded binary PPM (P6, maxval 255).
+struct Image {
+    let width: Int, height: Int
+    let pixels: [UInt8]
+
+    init(ppm data: Data) throws {
+        let bytes = [UInt8](data)
+        var fields: [String] = []
+        var i = 0
+        while fields.count < 4 && i < bytes.count {
+            while i < bytes.count && (bytes[i] == 0x20 || bytes[i] == 0x0a || bytes[i] == 0x0d || bytes[i] == 0x09) { i += 1 }
+            if i < bytes.count && bytes[i] == UInt8(ascii: "#") {
+                while i < bytes.count && bytes[i] != 0x0a { i += 1 }
+                continue
+            }
+            var s = ""
+            while i < bytes.count && !(bytes[i] == 0x20 || bytes[i] == 0x0a || bytes[i] == 0x0d || bytes[i] == 0x09) {
+                s.append(Character(UnicodeScalar(bytes[i])))
+                i += 1
+            }
+            fields.append(s)
+        }
+        guard fields.count == 4, fields[0] == "P6", let w = Int(fields[1]), let h = Int(fields[2]), fields[3] == "255" else {
+            throw HarnessError("not a P6 PPM: \(fields)")
+        }
+        i += 1
+        guard bytes.count - i >= w * h * 3 else { throw HarnessError("short PPM") }
+        width = w
+        height = h
+        pixels = Array(bytes[i..<(i + w * h * 3)])
+    }
+
+    func pixel(_ x: Int, _ y: Int) -> RGB8 {
+        let o = (y * width + x) * 3
+        return RGB8(pixels[o], pixels[o + 1], pixels[o + 2])
+    }
+}
+
+struct RGB8: Equatable, CustomStringConvertible {
+    var r: UInt8, g: UInt8, b: UInt8
+    init(_ r: UInt8, _ g: UInt8, _ b: UInt8) {
+        self.r = r
+        self.g = g
+        self.b = b
+    }
+    init?(hex: String) {
+        guard hex.count == 6, let v = UInt32(hex, radix: 16) else { return nil }
+        self.init(UInt8(v >> 16), UInt8((v >> 8) & 255), UInt8(v & 255))
+    }
+    func close(to o: RGB8, tolerance: Int) -> Bool {
+        abs(Int(r) - Int(o.r)) <= tolerance && abs(Int(g) - Int(o.g)) <= tolerance && abs(Int(b) - Int(o.b)) <= tolerance
+    }
+    var description: String { String(format: "%02x%02x%02x", r, g, b) }
+}
+
+/// A running wayloop process; its stderr goes to a file read as it grows.
+final class Wayloop: @unchecked Sendable {
+    private let child: Child
+    private let errFile: String
+
+    init(_ args: [String], env: [String: String], user: String? = nil) throws {
+        guard FileManager.default.isExecutableFile(atPath: Repo.binary) else {
+            throw HarnessError("no wayloop binary at \(Repo.binary): run `swift build -c release` (or set WAYLOOP_BIN)")
+        }
+        errFile = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-err-\(UUID().uuidString)").path
+        let argv = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [Repo.binary] + args
+        guard let c = Child(argv, env: env, stdout: "/dev/null", stderr: errFile) else {
+            throw HarnessError("cannot start \(argv)")
+        }
+        child = c
+    }
+    deinit {
+        if child.isRunning {
+            kill(child.pid, SIGKILL)
+            _ = child.wait(timeout: 5)
+        }
+        try? FileManager.default.removeItem(atPath: errFile)
+    }
+
+    var isRunning: Bool { child.isRunning }
+    var pid: pid_t { child.pid }
+    var stderr: String { (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? "" }
+    var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+
+    /// Waits until stderr contains `text` (or the process exits, or `timeout` passes).
+    @discardableResult
+    func waitFor(_ text: String, timeout: Double = 20) -> Bool {
+        Wait.until(timeout: timeout) { self.stderr.contains(text) || !self.isRunning } && stderr.contains(text)
+    }
+
+    /// Sends a signal and waits for the exit; returns the exit status (nil if it hung).
+    func stop(signal: Int32 = SIGTERM, timeout: Double = 10) -> Int32? {
+        if isRunning { kill(child.pid, signal) }
+        return waitExit(timeout: timeout)
+    }
+
+    func waitExit(timeout: Double = 20) -> Int32? { child.wait(timeout: timeout) }
+
+    var crashed: Bool { !isRunning && child.signalled }
+}
+
+enum Wait {
+    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
+    @discardableResult
+    static func until(timeout: Double, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return condition()
+    }
+}
+
+/// Reads a --trace-frames file: `output pass index media-ns commit-ns presented-ns` per line.
+enum TraceFile {
+    struct Record {
+        var output: String
+        var pass: Int, index: Int
+        var media: Int64, commit: Int64, presented: Int64
+    }
+
+    static func records(_ path: String) -> [Record] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: " ")
+            guard f.count == 6, let p = Int(f[1]), let i = Int(f[2]), let m = Int64(f[3]), let c = Int64(f[4]),
+                  let t = Int64(f[5]) else { return nil }
+            return Record(output: String(f[0]), pass: p, index: i, media: m, commit: c, presented: t)
+        }
+    }
+
+    static func maxPass(_ path: String) -> Int { records(path).map(\.pass).max() ?? -1 }
+}
