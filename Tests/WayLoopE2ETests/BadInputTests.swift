@@ -29,8 +29,9 @@ final class BadInputTests: XCTestCase {
 
     /// Runs wayloop to its exit and checks status, the single stderr line and its content.
     private func expectFailure(_ args: [String], env: [String: String], status: Int32, mentions: [String],
-                               user: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
-        let w = try Wayloop(args, env: env, user: user)
+                               user: String? = nil, binary: String = Repo.binary,
+                               file: StaticString = #filePath, line: UInt = #line) throws {
+        let w = try Wayloop(args, env: env, user: user, binary: binary)
         let code = w.waitExit(timeout: 20)
         XCTAssertFalse(w.crashed, "crashed on \(args): \(w.stderr)", file: file, line: line)
         XCTAssertEqual(code, status, "exit status for \(args); stderr: \(w.stderr)", file: file, line: line)
@@ -61,7 +62,15 @@ final class BadInputTests: XCTestCase {
         try FileManager.default.copyItem(atPath: file, toPath: copy)
         XCTAssertEqual(chmod(copy, 0), 0)
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        try expectFailure([copy], env: env, status: 5, mentions: [copy, "cannot read"], user: user)
+        // ... and the binary through its path too (a checkout in a 0700 directory hides it).
+        let binDir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-bin-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: binDir)
+        try FileManager.default.createDirectory(atPath: binDir, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(atPath: binDir) }
+        try FileManager.default.copyItem(atPath: Repo.binary, toPath: binDir + "/wayloop")
+        try expectFailure([copy], env: env, status: 5, mentions: [copy, "cannot read"], user: user,
+                          binary: binDir + "/wayloop")
     }
 
     func testFilesThatAreNotPlayableVideos() throws {

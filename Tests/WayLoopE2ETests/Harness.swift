@@ -214,12 +214,12 @@ final class Wayloop: @unchecked Sendable {
     private let child: Child
     private let errFile: String
 
-    init(_ args: [String], env: [String: String], user: String? = nil) throws {
-        guard FileManager.default.isExecutableFile(atPath: Repo.binary) else {
-            throw HarnessError("no wayloop binary at \(Repo.binary): run `swift build -c release` (or set WAYLOOP_BIN)")
+    init(_ args: [String], env: [String: String], user: String? = nil, binary: String = Repo.binary) throws {
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw HarnessError("no wayloop binary at \(binary): run `swift build -c release` (or set WAYLOOP_BIN)")
         }
         errFile = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-err-\(UUID().uuidString)").path
-        let argv = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [Repo.binary] + args
+        let argv = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [binary] + args
         guard let c = Child(argv, env: env, stdout: "/dev/null", stderr: errFile) else {
             throw HarnessError("cannot start \(argv)")
         }
@@ -287,4 +287,15 @@ enum TraceFile {
     }
 
     static func maxPass(_ path: String) -> Int { records(path).map(\.pass).max() ?? -1 }
+}
+
+enum Proc {
+    /// Resident set size of a process in kB (VmRSS), or -1.
+    static func rssKB(_ pid: pid_t) -> Int {
+        guard let s = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return -1 }
+        for line in s.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? -1
+        }
+        return -1
+    }
 }

@@ -120,6 +120,11 @@ final class PlaybackTests: XCTestCase {
         // Wait (on the trace, not a sleep) until the one-second clip has looped four times.
         let looped = Wait.until(timeout: 15) { TraceFile.maxPass(Self.trace) >= 4 }
         XCTAssertTrue(looped, "the trace never reached pass 4")
+        // Memory is flat across loops: RSS after pass 8 is within a few MB of RSS at pass 4.
+        let rss4 = Proc.rssKB(w.pid)
+        XCTAssertTrue(Wait.until(timeout: 15) { TraceFile.maxPass(Self.trace) >= 8 }, "the trace never reached pass 8")
+        let rss8 = Proc.rssKB(w.pid)
+        XCTAssertLessThan(abs(rss8 - rss4), 4096, "RSS moved from \(rss4) kB to \(rss8) kB over four loops")
         XCTAssertTrue(w.isRunning, "wayloop exited: \(w.stderr)")
         XCTAssertGreaterThanOrEqual(try centreColours(sway).count, 2, "the centre box stopped changing after several loops")
         // Every pass in the trace shows its frames in order, and passes follow each other.

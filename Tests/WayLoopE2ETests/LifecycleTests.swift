@@ -1,0 +1,35 @@
+// Start and stop: signals end the process with status 0, and so does the compositor going away.
+// Each test gets its own compositor, since one of them kills it.
+import Foundation
+import XCTest
+
+final class LifecycleTests: XCTestCase {
+    private func startPlaying(_ sway: Compositor) throws -> Wayloop {
+        _ = Repo.clips
+        let w = try Wayloop([Repo.clip("grid.mp4")], env: sway.env)
+        XCTAssertTrue(w.waitFor("showing"), "never showed the video: \(w.stderr)")
+        return w
+    }
+
+    func testSignalsStopWithStatusZero() throws {
+        let sway = try Compositor(kind: "start-sway")
+        defer { sway.stop() }
+        for sig in [SIGINT, SIGTERM] {
+            let w = try startPlaying(sway)
+            let start = Date()
+            XCTAssertEqual(w.stop(signal: sig), 0, "signal \(sig): \(w.stderr)")
+            XCTAssertLessThan(Date().timeIntervalSince(start), 5, "took too long to stop")
+            XCTAssertFalse(w.crashed)
+        }
+    }
+
+    func testCompositorGoingAwayEndsWithStatusZero() throws {
+        let sway = try Compositor(kind: "start-sway")
+        defer { sway.stop() }
+        let w = try startPlaying(sway)
+        sway.stop()
+        XCTAssertEqual(w.waitExit(timeout: 10), 0, w.stderr)
+        XCTAssertFalse(w.crashed)
+        XCTAssertTrue(w.stderr.contains("compositor closed the connection"), w.stderr)
+    }
+}
