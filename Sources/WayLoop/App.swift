@@ -104,6 +104,7 @@ final class App {
                 log.error("cannot open the trace file '\(path)': \(Sys.errnoText())")
                 return .usage
             }
+            if let p = registry.presentation, registry.presentationClock == UInt32(CLOCK_MONOTONIC) { t.presentation = p }
             trace = t
         }
         av_quiet()
@@ -238,9 +239,9 @@ final class App {
             }
             renderer.draw(v.textures!, buffer: w.bufferSize, settings: s)
             w.requestFrame()
+            trace?.committing(output: id, name: outputName(id), surface: w.surface, frame: frame, at: now)
             if !egl.swap(surface) { log.error("\(outputName(id)): eglSwapBuffers failed (EGL error 0x\(String(eglGetError(), radix: 16)))") }
             w.didDraw(serial: v.serial)
-            trace?.committed(output: id, frame: frame, at: now)
         }
     }
 
@@ -258,9 +259,9 @@ final class App {
         videos.removeAll()
         outputSettings.removeAll()
         egl = nil
+        trace = nil
         outputs.removeAll()
         registry = nil
-        trace = nil
         wl_display_flush(display)
     }
 }
@@ -305,6 +306,8 @@ extension App: WallpaperDelegate {
     }
 
     func wallpaperFrameDone(_ wallpaper: Wallpaper, time: UInt32) {
-        trace?.presented(output: wallpaper.outputID, name: outputName(wallpaper.outputID), at: Sys.now())
+        let now = Sys.now()
+        trace?.frameDone(output: wallpaper.outputID, at: now)
+        if let v = settings(for: wallpaper.outputID).flatMap({ videos[$0.video] }) { v.firstFramePresented(at: now) }
     }
 }

@@ -3,27 +3,121 @@
 //
 //   <output-name> <pass> <index> <media-time-ns> <commit-ns> <presented-ns>
 //
-// `presented-ns` is CLOCK_MONOTONIC when the frame callback for that commit fired.
+// `presented-ns` is CLOCK_MONOTONIC: the compositor's wp_presentation timestamp where it offers
+// wp_presentation on that clock and actually answers it, else the time the frame callback for
+// that commit arrived (sway 1.7's headless backend never sends `presented`: the first few
+// commits probe, then the trace settles on one source). Discarded frames get no line.
+import CWayland
 import Glibc
 import WayLoopCore
 
 final class FrameTrace {
+    fileprivate struct Record {
+        var name: String
+        var pass: Int, index: Int
+        var media: Nanos, commit: Nanos
+    }
+
     private let fd: Int32
-    private var committed: [UInt32: (pass: Int, index: Int, media: Nanos, commit: Nanos)] = [:]
+    /// wp_presentation, when its clock is CLOCK_MONOTONIC (else frame-callback times are used).
+    var presentation: OpaquePointer?
+    private enum Source { case probing, presentation, callbacks }
+    private var source = Source.probing
+    /// Feedbacks without an answer before the probe gives up on wp_presentation.
+    private static let probeLimit = 8
+    private var awaitingCallback: [UInt32: Record] = [:]
+    /// Callback-timed lines held back while probing (written if wp_presentation stays silent).
+    private var probeLines: [(Record, Nanos)] = []
+    private var inflight: [ObjectIdentifier: PresentationFeedback] = [:]
 
     init?(path: String) {
         fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         if fd < 0 { return nil }
     }
-    deinit { close(fd) }
 
-    func committed(output: UInt32, frame: StampedFrame<FrameHandle>, at now: Nanos) {
-        committed[output] = (frame.pass, frame.index, frame.mediaTime, now)
+    deinit {
+        for f in inflight.values { f.destroy() }
+        close(fd)
     }
 
-    func presented(output: UInt32, name: String, at now: Nanos) {
-        guard let c = committed.removeValue(forKey: output) else { return }
-        let line = "\(name) \(c.pass) \(c.index) \(c.media) \(c.commit) \(now)\n"
-        _ = line.withCString { write(fd, $0, strlen($0)) }
+    /// Call before the commit (eglSwapBuffers) that shows `frame` on `surface`.
+    func committing(output: UInt32, name: String, surface: OpaquePointer, frame: StampedFrame<FrameHandle>, at now: Nanos) {
+        let r = Record(name: name, pass: frame.pass, index: frame.index, media: frame.mediaTime, commit: now)
+        if source == .probing && (presentation == nil || inflight.count >= Self.probeLimit) {
+            source = .callbacks
+            for f in inflight.values { f.destroy() }
+            inflight.removeAll()
+            for (r, t) in probeLines { write(r, presented: t) }
+            probeLines.removeAll()
+        }
+        if source != .callbacks, let presentation, let proxy = wp_presentation_feedback(presentation, surface) {
+            let f = PresentationFeedback(proxy: proxy, record: r, trace: self)
+            inflight[ObjectIdentifier(f)] = f
+        }
+        if source != .presentation { awaitingCallback[output] = r }
+    }
+
+    /// The frame callback fired (used when wp_presentation is not available).
+    func frameDone(output: UInt32, at now: Nanos) {
+        guard let r = awaitingCallback.removeValue(forKey: output) else { return }
+        if source == .probing { probeLines.append((r, now)) } else { write(r, presented: now) }
+    }
+
+    fileprivate func finished(_ f: PresentationFeedback, presented: Nanos?) {
+        if source == .probing {
+            source = .presentation
+            awaitingCallback.removeAll()
+            probeLines.removeAll()
+        }
+        if let presented { write(f.record, presented: presented) }
+        f.destroy()
+        inflight[ObjectIdentifier(f)] = nil
+    }
+
+    private func write(_ r: Record, presented: Nanos) {
+        let line = "\(r.name) \(r.pass) \(r.index) \(r.media) \(r.commit) \(presented)\n"
+        _ = line.withCString { Glibc.write(fd, $0, strlen($0)) }
     }
 }
+
+/// One wp_presentation_feedback request and the frame it is about.
+final class PresentationFeedback {
+    private var proxy: OpaquePointer?
+    fileprivate let record: FrameTrace.Record
+    private unowned let trace: FrameTrace
+
+    fileprivate init(proxy: OpaquePointer, record: FrameTrace.Record, trace: FrameTrace) {
+        self.proxy = proxy
+        self.record = record
+        self.trace = trace
+        wp_presentation_feedback_add_listener(proxy, feedbackListener, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    func destroy() {
+        if let proxy { wp_presentation_feedback_destroy(proxy) }
+        proxy = nil
+    }
+
+    fileprivate func presented(secHi: UInt32, secLo: UInt32, nsec: UInt32) {
+        let sec = Nanos(UInt64(secHi) << 32 | UInt64(secLo))
+        trace.finished(self, presented: sec * .nanosPerSecond + Nanos(nsec))
+    }
+
+    fileprivate func discarded() { trace.finished(self, presented: nil) }
+
+    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> PresentationFeedback {
+        Unmanaged<PresentationFeedback>.fromOpaque(data!).takeUnretainedValue()
+    }
+}
+
+nonisolated(unsafe) private let feedbackListener: UnsafeMutablePointer<wp_presentation_feedback_listener> = {
+    let p = UnsafeMutablePointer<wp_presentation_feedback_listener>.allocate(capacity: 1)
+    p.initialize(to: wp_presentation_feedback_listener(
+        sync_output: { _, _, _ in },
+        presented: { data, _, hi, lo, nsec, _, _, _, _ in
+            PresentationFeedback.from(data).presented(secHi: hi, secLo: lo, nsec: nsec)
+        },
+        discarded: { data, _ in PresentationFeedback.from(data).discarded() }
+    ))
+    return p
+}()

@@ -16,6 +16,8 @@ final class Registry {
     private(set) var layerShellVersion: UInt32 = 0
     private(set) var viewporter: OpaquePointer?
     private(set) var presentation: OpaquePointer?
+    /// The clock wp_presentation timestamps are on (clock_id event); nil until it arrives.
+    private(set) var presentationClock: UInt32?
     /// Interface names the compositor advertised (for messages and debugging).
     private(set) var advertised: [String] = []
 
@@ -56,6 +58,9 @@ final class Registry {
             viewporter = bind(name, wlx_viewporter_interface(), 1)
         case "wp_presentation":
             presentation = bind(name, wlx_presentation_interface(), 1)
+            if let presentation {
+                wp_presentation_add_listener(presentation, presentationListener, Unmanaged.passUnretained(self).toOpaque())
+            }
         case "wl_output":
             let v = min(version, Self.outputVersion)
             if let p = bind(name, wlx_output_interface(), v) { delegate?.outputAdded(name: name, proxy: p, version: v) }
@@ -63,6 +68,8 @@ final class Registry {
             break
         }
     }
+
+    fileprivate func clock(_ id: UInt32) { presentationClock = id }
 
     fileprivate func globalRemove(name: UInt32) { delegate?.globalRemoved(name: name) }
 
@@ -81,5 +88,11 @@ nonisolated(unsafe) private let registryListener: UnsafeMutablePointer<wl_regist
         },
         global_remove: { data, _, name in Registry.from(data).globalRemove(name: name) }
     ))
+    return p
+}()
+
+nonisolated(unsafe) private let presentationListener: UnsafeMutablePointer<wp_presentation_listener> = {
+    let p = UnsafeMutablePointer<wp_presentation_listener>.allocate(capacity: 1)
+    p.initialize(to: wp_presentation_listener(clock_id: { data, _, id in Registry.from(data).clock(id) }))
     return p
 }()

@@ -13,6 +13,8 @@ final class VideoTextures {
     fileprivate var sizes: [Size] = Array(repeating: Size(width: 0, height: 0), count: 3)
     fileprivate(set) var semiPlanar = false
     fileprivate(set) var conversion = YUVConversion(matrix: .bt709, range: .limited)
+    /// What `conversion` was computed from (colorspace, range, full-range format).
+    fileprivate var colourKey: (UInt32, UInt32, Bool)?
     /// Display size of the uploaded frame.
     fileprivate(set) var size = Size(width: 0, height: 0)
 
@@ -71,44 +73,55 @@ final class Renderer {
     }
 
     /// Uploads a frame's planes into `textures` (reallocating only when the size changes).
+    /// No heap allocation here: it runs once per video frame.
     func upload(_ frame: UnsafeMutablePointer<AVFrame>, into textures: VideoTextures) {
         guard let layout = PlaneLayout(frame: frame) else { return }
         let f = frame.pointee
         let w = Int(f.width), h = Int(f.height)
         let cw = -((-w) >> Int(layout.chromaShiftX)), ch = -((-h) >> Int(layout.chromaShiftY))
         textures.semiPlanar = layout.semiPlanar
-        textures.conversion = YUVConversion(frame: frame, layout: layout)
         textures.size = Size(width: w, height: h)
-        let planes: [(Size, GLint, GLenum, Int)] = layout.semiPlanar
-            ? [(Size(width: w, height: h), GL_R8, GLenum(GL_RED), 1), (Size(width: cw, height: ch), GL_RG8, GLenum(GL_RG), 2)]
-            : [(Size(width: w, height: h), GL_R8, GLenum(GL_RED), 1), (Size(width: cw, height: ch), GL_R8, GLenum(GL_RED), 1),
-               (Size(width: cw, height: ch), GL_R8, GLenum(GL_RED), 1)]
+        let colour = (f.colorspace.rawValue, f.color_range.rawValue, layout.impliesFullRange)
+        if textures.colourKey.map({ $0 != colour }) ?? true {
+            textures.colourKey = colour
+            textures.conversion = YUVConversion(frame: frame, layout: layout)
+        }
+        let planeCount = layout.semiPlanar ? 2 : 3
         withUnsafePointer(to: f.data) { dataTuple in
             withUnsafePointer(to: f.linesize) { lineTuple in
                 dataTuple.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { data in
                     lineTuple.withMemoryRebound(to: Int32.self, capacity: 8) { lines in
-                        for (i, plane) in planes.enumerated() {
-                            let (size, internalFormat, format, bpp) = plane
-                            glActiveTexture(GLenum(GL_TEXTURE0 + Int32(i)))
-                            glBindTexture(GLenum(GL_TEXTURE_2D), textures.names[i])
-                            if textures.sizes[i] != size {
-                                textures.sizes[i] = size
-                                glTexImage2D(GLenum(GL_TEXTURE_2D), 0, internalFormat, GLsizei(size.width), GLsizei(size.height), 0,
-                                             format, GLenum(GL_UNSIGNED_BYTE), nil)
-                                for (k, v) in [(GL_TEXTURE_MIN_FILTER, GL_LINEAR), (GL_TEXTURE_MAG_FILTER, GL_LINEAR),
-                                               (GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE), (GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE)] {
-                                    glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(k), v)
-                                }
-                            }
-                            glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), lines[i] / Int32(bpp))
-                            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(size.width), GLsizei(size.height),
-                                            format, GLenum(GL_UNSIGNED_BYTE), data[i])
+                        for i in 0..<planeCount {
+                            let size = i == 0 ? Size(width: w, height: h) : Size(width: cw, height: ch)
+                            let rg = layout.semiPlanar && i == 1
+                            uploadPlane(i, of: textures, size: size, internalFormat: rg ? GL_RG8 : GL_R8,
+                                        format: GLenum(rg ? GL_RG : GL_RED), bytesPerPixel: rg ? 2 : 1,
+                                        data: data[i], lineSize: lines[i])
                         }
                     }
                 }
             }
         }
         glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
+    }
+
+    private func uploadPlane(_ i: Int, of textures: VideoTextures, size: Size, internalFormat: GLint, format: GLenum,
+                             bytesPerPixel: Int32, data: UnsafeMutablePointer<UInt8>?, lineSize: Int32) {
+        glActiveTexture(GLenum(GL_TEXTURE0 + Int32(i)))
+        glBindTexture(GLenum(GL_TEXTURE_2D), textures.names[i])
+        if textures.sizes[i] != size {
+            textures.sizes[i] = size
+            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, internalFormat, GLsizei(size.width), GLsizei(size.height), 0,
+                         format, GLenum(GL_UNSIGNED_BYTE), nil)
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_LINEAR)
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_LINEAR)
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
+        }
+        // GLES3's UNPACK_ROW_LENGTH takes FFmpeg's padded line size without repacking rows.
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), lineSize / bytesPerPixel)
+        glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(size.width), GLsizei(size.height),
+                        format, GLenum(GL_UNSIGNED_BYTE), data)
     }
 
     /// Draws `textures` on the current surface of `buffer` pixels.

@@ -16,6 +16,7 @@ final class Video {
     private(set) var serial: UInt64 = 0
     private(set) var dropped = 0
     private var lastAdvance: Nanos = -1
+    private var anchored = false
     /// The textures holding `current`, uploaded when `uploadedSerial` lags `serial`.
     var textures: VideoTextures?
     var uploadedSerial: UInt64 = 0
@@ -68,6 +69,14 @@ final class Video {
         current = next
         serial &+= 1
         return true
+    }
+
+    /// The first frame's presentation (its frame callback) re-anchors the clock, so that the
+    /// second frame follows it by the first frame's own duration, however long start-up took.
+    func firstFramePresented(at now: Nanos) {
+        guard !anchored, let c = current else { return }
+        anchored = true
+        clock.start(now: now, at: c.mediaTime)
     }
 
     /// When the next queued frame is due (nil: nothing queued; the decoder will wake us).

@@ -126,8 +126,11 @@ final class Wallpaper {
         if size != logicalSize || eglSurface == nil {
             logicalSize = size
             pendingConfigure = true
+            needsRedraw = true
+        } else if !needsRedraw {
+            // Same size, picture already up: acknowledging needs a commit, not a new frame.
+            wl_surface_commit(surface)
         }
-        needsRedraw = true
     }
 
     fileprivate func closed() { delegate?.wallpaperClosed(self) }
