@@ -12,10 +12,11 @@ public enum YUVProgram {
     #version 300 es
     layout(location = 0) in vec2 corner;
     uniform vec4 destination;   // x, y, width, height in clip space (y up)
-    uniform vec4 source;        // x, y, width, height in texture space (origin top-left)
+    uniform vec4 source;        // x, y, width, height in display space (origin top-left)
+    uniform mat3 orientation;   // display → stored texture coordinates (rotation, mirror)
     out vec2 uv;
     void main() {
-        uv = source.xy + corner * source.zw;
+        uv = (orientation * vec3(source.xy + corner * source.zw, 1.0)).xy;
         vec2 p = destination.xy + vec2(corner.x, 1.0 - corner.y) * destination.zw;
         gl_Position = vec4(p, 0.0, 1.0);
     }

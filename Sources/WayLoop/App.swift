@@ -110,7 +110,7 @@ final class App {
         av_quiet()
         for path in options.videos {
             guard let v = Video(path: path, queueFrames: options.queueFrames, wakeup: wakeup,
-                                log: log.scoped("video")) else {
+                                maxTextureSize: renderer?.maxTextureSize ?? 4096, log: log.scoped("video")) else {
                 log.error("cannot start a decoder thread: \(Sys.errnoText())")
                 return .failure
             }
@@ -237,7 +237,7 @@ final class App {
                 renderer.upload(frame.payload.frame, into: v.textures!)
                 v.uploadedSerial = v.serial
             }
-            renderer.draw(v.textures!, buffer: w.bufferSize, settings: s)
+            renderer.draw(v.textures!, orientation: v.info?.orientation ?? .upright, buffer: w.bufferSize, settings: s)
             w.requestFrame()
             trace?.committing(output: id, name: outputName(id), surface: w.surface, frame: frame, at: now)
             if !egl.swap(surface) { log.error("\(outputName(id)): eglSwapBuffers failed (EGL error 0x\(String(eglGetError(), radix: 16)))") }

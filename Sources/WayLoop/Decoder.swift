@@ -100,7 +100,22 @@ final class Decoder {
         let pixfmt = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.pointee.format)).map { String(cString: $0) } ?? "?"
         return VideoInfo(width: Int(par.pointee.width), height: Int(par.pointee.height),
                          codec: String(cString: decoder.pointee.name), pixelFormat: pixfmt,
-                         frameRate: Double(Nanos.nanosPerSecond) / Double(nominalDuration))
+                         frameRate: Double(Nanos.nanosPerSecond) / Double(nominalDuration),
+                         orientation: Decoder.orientation(of: stream))
+    }
+
+    /// The stream's display matrix as an orientation (as ffmpeg's autorotate reads it; a negative
+    /// determinant is a mirror, removed before the angle is read, as FFmpeg 6.1 does).
+    private static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> Orientation {
+        var size: Int = 0
+        guard let raw = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
+            return .upright
+        }
+        var m = [Int32](repeating: 0, count: 9)
+        m.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: 36)) }
+        let mirrored = Int64(m[0]) * Int64(m[4]) - Int64(m[1]) * Int64(m[3]) < 0
+        if mirrored { av_display_matrix_flip(&m, 1, 0) }
+        return Orientation(displayMatrixDegrees: av_display_rotation_get(m), mirrored: mirrored)
     }
 
     // MARK: Decoding
@@ -189,9 +204,28 @@ final class Decoder {
         let start = stream.pointee.start_time == avx_nopts() ? 0 : stream.pointee.start_time
         var rc = av_seek_frame(format, streamIndex, start, avx_seek_backward())
         if rc < 0 { rc = avformat_seek_file(format, -1, Int64.min, 0, 0, 0) }
-        guard rc >= 0 else { throw .decodeFailed(path, reason: "cannot seek back to the start: \(AVError.text(rc))") }
+        if rc < 0 {
+            // Some inputs cannot seek (GIF, pipes): open the file again instead.
+            log.debug("cannot seek back (\(AVError.text(rc))): reopening")
+            try reopen()
+        }
         avcodec_flush_buffers(codec)
         draining = false
+    }
+
+    private func reopen() throws(VideoError) {
+        avformat_close_input(&format)
+        var fmt: UnsafeMutablePointer<AVFormatContext>?
+        var rc = avformat_open_input(&fmt, path, nil, nil)
+        guard rc >= 0, let fmt else { throw .decodeFailed(path, reason: "cannot reopen to loop: \(AVError.text(rc))") }
+        format = fmt
+        rc = avformat_find_stream_info(fmt, nil)
+        guard rc >= 0, Int(streamIndex) < Int(fmt.pointee.nb_streams) else {
+            throw .decodeFailed(path, reason: "cannot reopen to loop: \(AVError.text(rc))")
+        }
+        for i in 0..<Int(fmt.pointee.nb_streams) where i != Int(streamIndex) {
+            fmt.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
+        }
     }
 
     private func rescale(_ v: Int64) -> Nanos {
@@ -200,10 +234,12 @@ final class Decoder {
 
     /// Frames the shader cannot take directly go through libswscale (the fallback path).
     private func convertIfNeeded(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
-        if PlaneLayout(frame: frame) != nil { return frame }
+        let maxSize = channel.maxTextureSize
+        let tooLarge = Int(frame.pointee.width) > maxSize || Int(frame.pointee.height) > maxSize
+        if !tooLarge && PlaneLayout(frame: frame) != nil { return frame }
         if converter == nil { converter = PixelConverter(log: log) }
         guard let out = channel.obtainFrame() else { channel.recycle(FrameHandle(frame: frame)); return nil }
-        let ok = converter!.convert(frame, into: out)
+        let ok = converter!.convert(frame, into: out, maxSize: maxSize)
         channel.recycle(FrameHandle(frame: frame))
         if !ok { channel.recycle(FrameHandle(frame: out)); return nil }
         return out

@@ -16,9 +16,11 @@ struct VideoInfo: Sendable, CustomStringConvertible {
     var codec: String
     var pixelFormat: String
     var frameRate: Double
+    var orientation: Orientation
     var description: String {
         let fps = (frameRate * 100).rounded() / 100
-        return "\(codec) \(width)x\(height) \(pixelFormat) \(fps) fps"
+        let turn = orientation == .upright ? "" : ", shown \(orientation)"
+        return "\(codec) \(width)x\(height) \(pixelFormat) \(fps) fps\(turn)"
     }
 }
 
@@ -63,8 +65,11 @@ final class FrameChannel: @unchecked Sendable {
     private var _status: DecoderStatus = .opening
     private var stopRequested = false
     let wakeup: WakeupFD
+    /// GL_MAX_TEXTURE_SIZE: larger pictures are scaled down by the decoder (never a black screen).
+    let maxTextureSize: Int
 
-    init(capacity: Int, wakeup: WakeupFD) {
+    init(capacity: Int, wakeup: WakeupFD, maxTextureSize: Int) {
+        self.maxTextureSize = maxTextureSize
         queue = BoundedQueue(capacity: capacity)
         pool.reserveCapacity(capacity + 4)
         self.wakeup = wakeup

@@ -62,8 +62,11 @@ final class PixelConverter {
     init(log: Logger) { self.log = log }
     deinit { sws_freeContext(context) }
 
-    func convert(_ src: UnsafeMutablePointer<AVFrame>, into dst: UnsafeMutablePointer<AVFrame>) -> Bool {
+    /// Converts (and scales down to fit `maxSize`, keeping the aspect ratio) into `dst`.
+    func convert(_ src: UnsafeMutablePointer<AVFrame>, into dst: UnsafeMutablePointer<AVFrame>, maxSize: Int) -> Bool {
         let s = src.pointee
+        let fit = min(1, Double(maxSize) / Double(max(s.width, s.height, 1)))
+        let dw = max(2, Int32(Double(s.width) * fit) & ~1), dh = max(2, Int32(Double(s.height) * fit) & ~1)
         guard let desc = av_pix_fmt_desc_get(AVPixelFormat(rawValue: s.format)) else { return false }
         let isRGB = desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 || desc.pointee.nb_components < 3
             || desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0
@@ -75,14 +78,15 @@ final class PixelConverter {
         }
         if loggedFormat != s.format {
             loggedFormat = s.format
-            log.debug("converting \(String(cString: desc.pointee.name)) to \(String(cString: av_get_pix_fmt_name(target))) with libswscale")
+            log.debug("converting \(String(cString: desc.pointee.name)) \(s.width)x\(s.height) to "
+                + "\(String(cString: av_get_pix_fmt_name(target))) \(dw)x\(dh) with libswscale")
         }
         context = sws_getCachedContext(context, s.width, s.height, AVPixelFormat(rawValue: s.format),
-                                       s.width, s.height, target, avx_sws_bilinear(), nil, nil, nil)
+                                       dw, dh, target, avx_sws_bilinear(), nil, nil, nil)
         guard let context else { return false }
         dst.pointee.format = target.rawValue
-        dst.pointee.width = s.width
-        dst.pointee.height = s.height
+        dst.pointee.width = dw
+        dst.pointee.height = dh
         guard av_frame_get_buffer(dst, 0) >= 0 else { return false }
         let rc = withUnsafePointer(to: s.data) { sp in
             withUnsafePointer(to: s.linesize) { sl in

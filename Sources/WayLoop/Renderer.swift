@@ -15,6 +15,9 @@ final class VideoTextures {
     fileprivate(set) var conversion = YUVConversion(matrix: .bt709, range: .limited)
     /// What `conversion` was computed from (colorspace, range, full-range format).
     fileprivate var colourKey: (UInt32, UInt32, Bool)?
+    fileprivate var repeats = [false, false, false]
+    fileprivate var orientation = Orientation.upright
+    fileprivate var orientationMatrix = Orientation.upright.textureTransform
     /// Display size of the uploaded frame.
     fileprivate(set) var size = Size(width: 0, height: 0)
 
@@ -26,7 +29,9 @@ final class Renderer {
     private let program: GLuint
     private let quad: GLuint
     private let uDestination: GLint, uSource: GLint, uSemiPlanar: GLint
-    private let uMatrix: GLint, uOffset: GLint, uBrightness: GLint
+    private let uMatrix: GLint, uOffset: GLint, uBrightness: GLint, uOrientation: GLint
+    /// GL_MAX_TEXTURE_SIZE of this context.
+    let maxTextureSize: Int
 
     init() throws(GraphicsError) {
         let vs = try Renderer.compile(GLenum(GL_VERTEX_SHADER), YUVProgram.vertex)
@@ -48,6 +53,10 @@ final class Renderer {
         uMatrix = glGetUniformLocation(p, "yuvToRgb")
         uOffset = glGetUniformLocation(p, "yuvOffset")
         uBrightness = glGetUniformLocation(p, "brightness")
+        uOrientation = glGetUniformLocation(p, "orientation")
+        var maxSize: GLint = 0
+        glGetIntegerv(GLenum(GL_MAX_TEXTURE_SIZE), &maxSize)
+        maxTextureSize = Int(max(maxSize, 64))
         for (i, name) in ["planeY", "planeU", "planeV"].enumerated() {
             glUniform1i(glGetUniformLocation(p, name), GLint(i))
         }
@@ -117,6 +126,7 @@ final class Renderer {
             glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_LINEAR)
             glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
             glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
+            textures.repeats[i] = false
         }
         // GLES3's UNPACK_ROW_LENGTH takes FFmpeg's padded line size without repacking rows.
         glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), lineSize / bytesPerPixel)
@@ -125,8 +135,8 @@ final class Renderer {
     }
 
     /// Draws `textures` on the current surface of `buffer` pixels.
-    func draw(_ textures: VideoTextures, buffer: Size, settings: OutputSettings) {
-        let placement = Placement.compute(video: textures.size, output: buffer, mode: settings.mode)
+    func draw(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings) {
+        let placement = Placement.compute(video: orientation.displaySize(textures.size), output: buffer, mode: settings.mode)
         glViewport(0, 0, GLsizei(buffer.width), GLsizei(buffer.height))
         if placement.hasBorders {
             let c = settings.color
@@ -134,9 +144,24 @@ final class Renderer {
             glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
         }
         glUseProgram(program)
+        // Tile repeats the texture; everything else clamps (no bleeding at the edges).
+        let repeats = settings.mode == .tile
         for i in 0..<(textures.semiPlanar ? 2 : 3) {
             glActiveTexture(GLenum(GL_TEXTURE0 + Int32(i)))
             glBindTexture(GLenum(GL_TEXTURE_2D), textures.names[i])
+            if textures.repeats[i] != repeats {
+                textures.repeats[i] = repeats
+                let wrap = repeats ? GL_REPEAT : GL_CLAMP_TO_EDGE
+                glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), wrap)
+                glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), wrap)
+            }
+        }
+        if textures.orientation != orientation {
+            textures.orientation = orientation
+            textures.orientationMatrix = orientation.textureTransform
+        }
+        textures.orientationMatrix.withUnsafeBufferPointer {
+            glUniformMatrix3fv(uOrientation, 1, GLboolean(GL_FALSE), $0.baseAddress)
         }
         // Destination in clip space (y up); the vertex shader flips the quad's y.
         let d = placement.destination

@@ -21,10 +21,10 @@ final class Video {
     var textures: VideoTextures?
     var uploadedSerial: UInt64 = 0
 
-    init?(path: String, queueFrames: Int, wakeup: WakeupFD, log: Logger) {
+    init?(path: String, queueFrames: Int, wakeup: WakeupFD, maxTextureSize: Int, log: Logger) {
         self.path = path
         self.log = log
-        channel = FrameChannel(capacity: queueFrames, wakeup: wakeup)
+        channel = FrameChannel(capacity: queueFrames, wakeup: wakeup, maxTextureSize: maxTextureSize)
         guard let t = Decoder.start(path: path, channel: channel, log: log) else { return nil }
         thread = t
     }

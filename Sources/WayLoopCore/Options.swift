@@ -14,6 +14,8 @@ public enum ScaleMode: String, Sendable, CaseIterable {
     case stretch
     /// One video pixel per output pixel, centred, cropped or bordered.
     case center
+    /// One video pixel per output pixel, repeated from the top-left corner.
+    case tile
 }
 
 /// An sRGB colour with 8-bit channels.
@@ -196,7 +198,7 @@ public enum OptionParser {
             case "-m", "--mode":
                 let v = try value(arg)
                 guard let m = ScaleMode(rawValue: v) else {
-                    throw .badValue(option: arg, value: v, expected: "one of fill, fit, stretch, center")
+                    throw .badValue(option: arg, value: v, expected: "one of fill, fit, stretch, center, tile")
                 }
                 current.mode = m
             case "-c", "--color":

@@ -61,6 +61,10 @@ public struct Placement: Equatable, Sendable {
             let dw = vw * scale, dh = vh * scale
             let dest = Rect(x: (ow - dw) / 2, y: (oh - dh) / 2, width: dw, height: dh)
             return Placement(destination: dest, source: .unit, hasBorders: dw < ow || dh < oh)
+        case .tile:
+            // The source rectangle runs past 1: the renderer repeats the texture.
+            return Placement(destination: full, source: Rect(x: 0, y: 0, width: ow / vw, height: oh / vh),
+                             hasBorders: false)
         case .center:
             // 1:1 pixels: each axis is either cropped (video larger) or bordered (video smaller).
             let (dx, dw, sx, sw) = centerAxis(video: vw, output: ow)

@@ -33,7 +33,8 @@ public enum Help {
                             DP-1, or "Make Model Serial"), until the next -o; '*' = all
       -i, --video FILE      the video for the current -o scope
       -m, --mode MODE       fill (default: cover the output, crop the long axis),
-                            fit (whole video, bars), stretch, center (1:1 pixels)
+                            fit (whole video, bars), stretch, center (1:1 pixels),
+                            tile (1:1 pixels, repeated from the top-left)
       -c, --color RRGGBB    colour of bars and borders (default 000000)
           --dim F           darken the picture by F, 0 to 1 (default 0)
           --queue-frames N  decoded frames kept ready ahead of the screen (default 8)

@@ -67,3 +67,42 @@ final class PlacementTests: XCTestCase {
         }
     }
 }
+
+final class OrientationTests: XCTestCase {
+    /// Where the display's corners come from in the stored picture, for each quarter turn:
+    /// the top-left of a picture turned 90° clockwise is the stored bottom-left, and so on.
+    func testQuarterTurnsMapCorners() {
+        let cases: [(Orientation, topLeft: (Double, Double), topRight: (Double, Double))] = [
+            (.upright, (0, 0), (1, 0)),
+            (Orientation(rotation: 90), (0, 1), (0, 0)),
+            (Orientation(rotation: 180), (1, 1), (0, 1)),
+            (Orientation(rotation: 270), (1, 0), (1, 1)),
+            (Orientation(rotation: 0, mirrored: true), (1, 0), (0, 0)),
+            (Orientation(rotation: 90, mirrored: true), (1, 1), (1, 0)),
+        ]
+        for (o, tl, tr) in cases {
+            let a = o.textureCoordinate(u: 0, v: 0), b = o.textureCoordinate(u: 1, v: 0)
+            XCTAssertEqual(a.s, tl.0, accuracy: 1e-9, "\(o) top-left s")
+            XCTAssertEqual(a.t, tl.1, accuracy: 1e-9, "\(o) top-left t")
+            XCTAssertEqual(b.s, tr.0, accuracy: 1e-9, "\(o) top-right s")
+            XCTAssertEqual(b.t, tr.1, accuracy: 1e-9, "\(o) top-right t")
+        }
+    }
+
+    func testDisplayMatrixAnglesAndSizes() {
+        // av_display_rotation_get gives counter-clockwise degrees; rotate=90 metadata stores -90.
+        XCTAssertEqual(Orientation(displayMatrixDegrees: -90, mirrored: false).rotation, 90)
+        XCTAssertEqual(Orientation(displayMatrixDegrees: 90, mirrored: false).rotation, 270)
+        XCTAssertEqual(Orientation(displayMatrixDegrees: 180, mirrored: false).rotation, 180)
+        XCTAssertEqual(Orientation(displayMatrixDegrees: -179.6, mirrored: false).rotation, 180)
+        XCTAssertEqual(Orientation(displayMatrixDegrees: .nan, mirrored: false), .upright)
+        XCTAssertEqual(Orientation(rotation: 90).displaySize(Size(width: 1920, height: 1080)), Size(width: 1080, height: 1920))
+        XCTAssertEqual(Orientation(rotation: 180).displaySize(Size(width: 1920, height: 1080)), Size(width: 1920, height: 1080))
+    }
+
+    func testTileRepeatsFromTheTopLeft() {
+        let p = Placement.compute(video: Size(width: 320, height: 240), output: Size(width: 1280, height: 720), mode: .tile)
+        XCTAssertEqual(p.source, Rect(x: 0, y: 0, width: 4, height: 3))
+        XCTAssertEqual(p.destination, Rect(x: 0, y: 0, width: 1280, height: 720))
+    }
+}
