@@ -19,7 +19,11 @@ final class App {
     private var wallpapers: [UInt32: Wallpaper] = [:]
     /// Each output's resolved settings (nil: no entry names a video for it), fixed on `done`.
     private var outputSettings: [UInt32: OutputSettings] = [:]
+    /// Running decoders, one per distinct file that an output shows (or, at start-up, that the
+    /// command line names, so that every file is checked before anything is shown).
     private var videos: [String: Video] = [:]
+    /// Files that cannot be played, and why. Their outputs get no surface.
+    private var failedVideos: [String: VideoError] = [:]
     private var trace: FrameTrace?
     private var exitStatus: ExitStatus?
 
@@ -34,12 +38,16 @@ final class App {
 
     /// Runs WayLoop to the end and returns the exit status.
     static func run(options: Options, log: Logger) -> ExitStatus {
+        // A video that cannot be played fails its outputs only; with none playable, stop here,
+        // before connecting.
+        var failed: [String: VideoError] = [:]
         for path in options.videos {
             if let e = Preflight.check(path) {
                 log.scoped("video").error("\(e)")
-                return .badVideo
+                failed[path] = e
             }
         }
+        if failed.count == options.videos.count { return .badVideo }
         // Signals are blocked before any thread starts, so only the signalfd sees them.
         guard let signals = SignalFD(), let wakeup = WakeupFD() else {
             log.error("cannot set up signal handling: \(Sys.errnoText())")
@@ -55,6 +63,7 @@ final class App {
         }
         defer { wl_display_disconnect(display) }
         let app = App(options: options, log: log, display: display, signals: signals, wakeup: wakeup)
+        app.failedVideos = failed
         let status = app.start() ?? app.mainLoop()
         app.teardown()
         return status
@@ -108,16 +117,41 @@ final class App {
             trace = t
         }
         av_quiet()
-        for path in options.videos {
-            guard let v = Video(path: path, queueFrames: options.queueFrames, wakeup: wakeup,
-                                maxTextureSize: renderer?.maxTextureSize ?? 4096, log: log.scoped("video")) else {
-                log.error("cannot start a decoder thread: \(Sys.errnoText())")
-                return .failure
-            }
-            videos[path] = v
+        for path in options.videos where failedVideos[path] == nil {
+            guard startVideo(path) else { return .failure }
+        }
+        for case .named(let pattern) in options.entries.map(\.selector) where !outputs.values.contains(where: {
+            OutputMatch.matches(pattern: pattern, name: $0.info.name, description: $0.info.description)
+        }) {
+            log.notice("no output matches '\(pattern)' yet: it gets its video when it appears")
         }
         log.debug("\(outputs.count) output(s); layer-shell v\(registry.layerShellVersion)")
         return nil
+    }
+
+    private func startVideo(_ path: String) -> Bool {
+        guard let v = Video(path: path, queueFrames: options.queueFrames, wakeup: wakeup,
+                            maxTextureSize: renderer?.maxTextureSize ?? 4096, log: log.scoped("video")) else {
+            log.error("cannot start a decoder thread: \(Sys.errnoText())")
+            return false
+        }
+        videos[path] = v
+        return true
+    }
+
+    /// Starts a decoder for every file an output shows, and stops (set, wake, join) the decoder
+    /// of a file that no output shows any more (once it has been checked at start-up).
+    private func syncVideos() {
+        let needed = Set(outputs.keys.compactMap { outputSettings[$0]?.video })
+        for path in needed where videos[path] == nil && failedVideos[path] == nil {
+            if !startVideo(path) { exitStatus = .failure }
+        }
+        for (path, v) in videos where !needed.contains(path) && v.info != nil {
+            log.debug("'\(path)': no output shows it: decoder stopped")
+            v.textures = nil
+            v.stop()
+            videos[path] = nil
+        }
     }
 
     // MARK: The loop
@@ -171,14 +205,18 @@ final class App {
         for v in videos.values where v.pollStatus() {
             if let e = v.error {
                 log.scoped("video").error("\(e)")
+                failedVideos[v.path] = e
                 for id in wallpapers.keys where outputSettings[id]?.video == v.path { wallpapers[id] = nil }
+                v.stop()
+                videos[v.path] = nil
             } else if let info = v.info {
                 log.notice("playing '\(v.path)' (\(info))")
                 for o in outputs.values where o.isDone { ensureWallpaper(o) }
             }
         }
-        // Nothing left to show: the error lines above said why.
-        if !videos.isEmpty && videos.values.allSatisfy({ $0.error != nil }) { exitStatus = .badVideo }
+        // Nothing can ever be shown: the error lines above said why.
+        if Set(failedVideos.keys).isSuperset(of: options.videos) { exitStatus = .badVideo }
+        syncVideos()
     }
 
     private func settings(for outputID: UInt32) -> OutputSettings? { outputSettings[outputID] }
@@ -189,7 +227,8 @@ final class App {
               videos[s.video]?.isReady == true,
               let registry, let compositor = registry.compositor, let shell = registry.layerShell, let egl else { return }
         guard let w = Wallpaper(outputID: o.globalName, compositor: compositor, layerShell: shell, output: o.proxy,
-                                scale: o.info.scale, egl: egl) else {
+                                scale: o.info.scale, egl: egl, viewporter: registry.viewporter,
+                                fractionalScale: registry.fractionalScale) else {
             log.error("\(o.displayName): cannot create a layer surface")
             return
         }
@@ -281,6 +320,7 @@ extension App: RegistryDelegate {
         wallpapers[name] = nil
         outputSettings[name] = nil
         outputs[name] = nil
+        syncVideos()
     }
 }
 
@@ -291,6 +331,10 @@ extension App: OutputDelegate {
         if first {
             let what = settings(for: output.globalName).map { "'\($0.video)'" } ?? "nothing (no entry matches)"
             log.debug("\(output.displayName): \(i.modeSize) scale \(i.scale) (\(i.description)): for \(what)")
+            if let s = settings(for: output.globalName), let e = failedVideos[s.video] {
+                log.notice("\(output.displayName): no wallpaper: \(e)")
+            }
+            if exitStatus == nil && registry?.layerShell != nil && egl != nil { syncVideos() }
             ensureWallpaper(output)
         } else if changed {
             log.debug("\(output.displayName): now \(i.modeSize) scale \(i.scale)")

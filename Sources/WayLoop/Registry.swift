@@ -15,6 +15,7 @@ final class Registry {
     private(set) var layerShell: OpaquePointer?
     private(set) var layerShellVersion: UInt32 = 0
     private(set) var viewporter: OpaquePointer?
+    private(set) var fractionalScale: OpaquePointer?
     private(set) var presentation: OpaquePointer?
     /// The clock wp_presentation timestamps are on (clock_id event); nil until it arrives.
     private(set) var presentationClock: UInt32?
@@ -34,6 +35,7 @@ final class Registry {
 
     deinit {
         if let presentation { wp_presentation_destroy(presentation) }
+        if let fractionalScale { wp_fractional_scale_manager_v1_destroy(fractionalScale) }
         if let viewporter { wp_viewporter_destroy(viewporter) }
         if let layerShell {
             if layerShellVersion >= 3 { zwlr_layer_shell_v1_destroy(layerShell) } else { wl_proxy_destroy(layerShell) }
@@ -56,6 +58,8 @@ final class Registry {
             layerShell = bind(name, wlx_layer_shell_interface(), layerShellVersion)
         case "wp_viewporter":
             viewporter = bind(name, wlx_viewporter_interface(), 1)
+        case "wp_fractional_scale_manager_v1":
+            fractionalScale = bind(name, wlx_fractional_scale_manager_interface(), 1)
         case "wp_presentation":
             presentation = bind(name, wlx_presentation_interface(), 1)
             if let presentation {

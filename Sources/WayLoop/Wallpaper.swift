@@ -22,10 +22,13 @@ final class Wallpaper {
     private(set) var eglSurface: EGLSurface?
     private var frameCallback: OpaquePointer?
 
-    /// Surface-local size from the last configure.
-    private(set) var logicalSize = Size(width: 0, height: 0)
-    private(set) var scale: Int32 = 1
-    var bufferSize: Size { Size(width: logicalSize.width * Int(scale), height: logicalSize.height * Int(scale)) }
+    /// Logical size (last configure), integer and fractional scale.
+    private(set) var geometry = SurfaceGeometry(logical: Size(width: 0, height: 0))
+    var logicalSize: Size { geometry.logical }
+    var bufferSize: Size { geometry.bufferSize }
+    /// wp_viewport + wp_fractional_scale_v1, when the compositor offers both.
+    private var viewport: OpaquePointer?
+    private var fractional: OpaquePointer?
     /// A configure arrived that has not been drawn yet.
     private(set) var needsRedraw = false
     /// A frame callback is pending: the compositor has not asked for the next frame yet.
@@ -38,7 +41,7 @@ final class Wallpaper {
     var isConfigured: Bool { eglSurface != nil && !logicalSize.isEmpty }
 
     init?(outputID: UInt32, compositor: OpaquePointer, layerShell: OpaquePointer, output: OpaquePointer,
-          scale: Int32, egl: EGL) {
+          scale: Int32, egl: EGL, viewporter: OpaquePointer?, fractionalScale: OpaquePointer?) {
         self.outputID = outputID
         guard let s = wl_compositor_create_surface(compositor) else { return nil }
         guard let ls = zwlr_layer_shell_v1_get_layer_surface(
@@ -49,7 +52,11 @@ final class Wallpaper {
         surface = s
         layerSurface = ls
         self.egl = egl
-        self.scale = scale
+        geometry.integerScale = Int(scale)
+        if let viewporter, let fractionalScale {
+            viewport = wp_viewporter_get_viewport(viewporter, s)
+            fractional = wp_fractional_scale_manager_v1_get_fractional_scale(fractionalScale, s)
+        }
         zwlr_layer_surface_v1_add_listener(ls, layerSurfaceListener, Unmanaged.passUnretained(self).toOpaque())
         // Size 0×0 with all four anchors: the compositor gives us the whole output.
         zwlr_layer_surface_v1_set_size(ls, 0, 0)
@@ -63,7 +70,11 @@ final class Wallpaper {
             wl_surface_set_input_region(s, region)
             wl_region_destroy(region)
         }
-        wl_surface_set_buffer_scale(s, scale)
+        if let fractional {
+            wp_fractional_scale_v1_add_listener(fractional, fractionalListener, Unmanaged.passUnretained(self).toOpaque())
+        } else {
+            wl_surface_set_buffer_scale(s, scale)
+        }
         wl_surface_commit(s)
     }
 
@@ -72,13 +83,20 @@ final class Wallpaper {
         if let frameCallback { wl_callback_destroy(frameCallback) }
         if let eglSurface { egl.destroySurface(eglSurface) }
         if let eglWindow { wl_egl_window_destroy(eglWindow) }
+        if let fractional { wp_fractional_scale_v1_destroy(fractional) }
+        if let viewport { wp_viewport_destroy(viewport) }
         zwlr_layer_surface_v1_destroy(layerSurface)
         wl_surface_destroy(surface)
     }
 
+    /// The output's integer scale changed (wl_output.scale).
     func setScale(_ s: Int32) {
-        guard s != scale else { return }
-        scale = s
+        guard Int(s) != geometry.integerScale else { return }
+        geometry.integerScale = Int(s)
+        geometryChanged()
+    }
+
+    private func geometryChanged() {
         pendingConfigure = true
         needsRedraw = true
     }
@@ -89,7 +107,15 @@ final class Wallpaper {
         guard pendingConfigure, !logicalSize.isEmpty else { return }
         pendingConfigure = false
         let b = bufferSize
-        wl_surface_set_buffer_scale(surface, scale)
+        wl_surface_set_buffer_scale(surface, Int32(geometry.bufferScale))
+        if let viewport {
+            // The buffer is the exact fractional size; the viewport maps it onto the logical size.
+            if geometry.usesViewport {
+                wp_viewport_set_destination(viewport, Int32(logicalSize.width), Int32(logicalSize.height))
+            } else {
+                wp_viewport_set_destination(viewport, -1, -1)
+            }
+        }
         if let eglWindow {
             wl_egl_window_resize(eglWindow, Int32(b.width), Int32(b.height), 0, 0)
         } else {
@@ -124,9 +150,8 @@ final class Wallpaper {
         zwlr_layer_surface_v1_ack_configure(layerSurface, serial)
         let size = Size(width: Int(width), height: Int(height))
         if size != logicalSize || eglSurface == nil {
-            logicalSize = size
-            pendingConfigure = true
-            needsRedraw = true
+            geometry.logical = size
+            geometryChanged()
         } else if !needsRedraw {
             // Same size, picture already up: acknowledging needs a commit, not a new frame.
             wl_surface_commit(surface)
@@ -134,6 +159,12 @@ final class Wallpaper {
     }
 
     fileprivate func closed() { delegate?.wallpaperClosed(self) }
+
+    fileprivate func preferredScale(_ scale120: UInt32) {
+        guard geometry.scale120 != Int(scale120) else { return }
+        geometry.scale120 = Int(scale120)
+        geometryChanged()
+    }
 
     fileprivate func frameDone(_ callback: OpaquePointer?, time: UInt32) {
         if let callback { wl_callback_destroy(callback) }
@@ -161,6 +192,14 @@ nonisolated(unsafe) private let frameListener: UnsafeMutablePointer<wl_callback_
     let p = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
     p.initialize(to: wl_callback_listener(
         done: { data, callback, time in Wallpaper.from(data).frameDone(callback, time: time) }
+    ))
+    return p
+}()
+
+nonisolated(unsafe) private let fractionalListener: UnsafeMutablePointer<wp_fractional_scale_v1_listener> = {
+    let p = UnsafeMutablePointer<wp_fractional_scale_v1_listener>.allocate(capacity: 1)
+    p.initialize(to: wp_fractional_scale_v1_listener(
+        preferred_scale: { data, _, scale in Wallpaper.from(data).preferredScale(scale) }
     ))
     return p
 }()

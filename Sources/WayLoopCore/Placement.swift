@@ -83,3 +83,35 @@ public struct Placement: Equatable, Sendable {
         return (((output - video) / 2).rounded(.down), video, 0, 1)
     }
 }
+
+/// The buffer a surface needs: logical size × integer scale (wl_output.scale, buffer_scale), or,
+/// where the compositor offers wp_fractional_scale_v1 (with wp_viewporter), the exact fractional
+/// size with a viewport mapping it back to the logical size.
+public struct SurfaceGeometry: Equatable, Sendable {
+    public var logical: Size
+    public var integerScale: Int
+    /// The preferred fractional scale in 120ths (wp_fractional_scale_v1), when known.
+    public var scale120: Int?
+
+    public init(logical: Size, integerScale: Int = 1, scale120: Int? = nil) {
+        self.logical = logical
+        self.integerScale = max(1, integerScale)
+        self.scale120 = scale120
+    }
+
+    /// Physical pixels to render. Fractional: round(logical × scale), half away from zero, as
+    /// fractional-scale-v1 describes.
+    public var bufferSize: Size {
+        if let f = scale120, f > 0 {
+            func r(_ v: Int) -> Int { (v * f + 60) / 120 }
+            return Size(width: r(logical.width), height: r(logical.height))
+        }
+        return Size(width: logical.width * integerScale, height: logical.height * integerScale)
+    }
+
+    /// wl_surface.set_buffer_scale: 1 with a viewport, else the integer scale.
+    public var bufferScale: Int { usesViewport ? 1 : integerScale }
+
+    /// A wp_viewport destination (the logical size) is needed.
+    public var usesViewport: Bool { (scale120 ?? 0) > 0 }
+}

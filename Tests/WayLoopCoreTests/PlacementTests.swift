@@ -106,3 +106,24 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(p.destination, Rect(x: 0, y: 0, width: 1280, height: 720))
     }
 }
+
+final class SurfaceGeometryTests: XCTestCase {
+    func testIntegerAndFractionalBufferSizes() {
+        let cases: [(SurfaceGeometry, Size, Int, Bool)] = [
+            (SurfaceGeometry(logical: Size(width: 1920, height: 1080)), Size(width: 1920, height: 1080), 1, false),
+            (SurfaceGeometry(logical: Size(width: 1280, height: 720), integerScale: 2), Size(width: 2560, height: 1440), 2, false),
+            // 1.25 × 1536x864 = 1920x1080 exactly.
+            (SurfaceGeometry(logical: Size(width: 1536, height: 864), integerScale: 2, scale120: 150),
+             Size(width: 1920, height: 1080), 1, true),
+            // 1.5 × 1707x960 = 2560.5 → 2561 (half away from zero), 1440.
+            (SurfaceGeometry(logical: Size(width: 1707, height: 960), scale120: 180), Size(width: 2561, height: 1440), 1, true),
+            // 1.75 × 1097x617 = 1919.75 → 1920, 1079.75 → 1080.
+            (SurfaceGeometry(logical: Size(width: 1097, height: 617), scale120: 210), Size(width: 1920, height: 1080), 1, true),
+        ]
+        for (g, size, scale, viewport) in cases {
+            XCTAssertEqual(g.bufferSize, size, "\(g)")
+            XCTAssertEqual(g.bufferScale, scale, "\(g)")
+            XCTAssertEqual(g.usesViewport, viewport, "\(g)")
+        }
+    }
+}
