@@ -24,6 +24,8 @@ final class App {
     private var videos: [String: Video] = [:]
     /// Files that cannot be played, and why. Their outputs get no surface.
     private var failedVideos: [String: VideoError] = [:]
+    /// SIGUSR1 toggles a pause of every video.
+    private var userPaused = false
     private var trace: FrameTrace?
     private var exitStatus: ExitStatus?
 
@@ -62,6 +64,15 @@ final class App {
             return .noCompositor
         }
         defer { wl_display_disconnect(display) }
+        // One wallpaper per display: a second instance must not stack another surface on top.
+        let lock: InstanceLock
+        switch InstanceLock.acquire() {
+        case .success(let l): lock = l
+        case .failure(let e):
+            log.error("\(e)")
+            return .alreadyRunning
+        }
+        defer { lock.release() }
         let app = App(options: options, log: log, display: display, signals: signals, wakeup: wakeup)
         app.failedVideos = failed
         let status = app.start() ?? app.mainLoop()
@@ -135,6 +146,7 @@ final class App {
             log.error("cannot start a decoder thread: \(Sys.errnoText())")
             return false
         }
+        v.paused = userPaused
         videos[path] = v
         return true
     }
@@ -179,6 +191,10 @@ final class App {
             case SIGINT, SIGTERM:
                 log.notice("stopping on signal \(s == SIGINT ? "SIGINT" : "SIGTERM")")
                 exitStatus = .ok
+            case SIGUSR1:
+                userPaused.toggle()
+                for v in videos.values { v.paused = userPaused }
+                log.notice(userPaused ? "paused (SIGUSR1)" : "resumed (SIGUSR1)")
             default:
                 log.debug("ignoring signal \(s)")
             }
@@ -241,7 +257,8 @@ final class App {
     private func timeoutMs(now: Nanos) -> Int32 {
         var deadline: Nanos?
         for (id, w) in wallpapers where w.isConfigured || w.needsRedraw {
-            guard !w.awaitingFrame, let v = settings(for: id).flatMap({ videos[$0.video] }) else { continue }
+            guard !w.awaitingFrame, let v = settings(for: id).flatMap({ videos[$0.video] }),
+                  !v.paused || w.needsRedraw else { continue }
             if w.needsRedraw || (v.current != nil && w.shownSerial != v.serial) { return 0 }
             if let d = v.nextDeadline { deadline = min(deadline ?? d, d) }
         }

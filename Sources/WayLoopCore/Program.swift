@@ -14,6 +14,8 @@ public enum ExitStatus: Int32, Sendable {
     case missingProtocol = 4
     /// A video cannot be played: missing, unreadable, not a video, unsupported codec.
     case badVideo = 5
+    /// Another wayloop already shows wallpapers on this display.
+    case alreadyRunning = 6
 }
 
 public enum Help {
@@ -44,7 +46,9 @@ public enum Help {
       -h, --help            show this help
       -V, --version         show the version
 
+    Signals: SIGINT/SIGTERM stop (exit 0), SIGUSR1 toggles pause.
     Exit status: 0 stopped normally, 1 runtime failure, 2 bad command line,
-    3 no Wayland compositor, 4 compositor lacks wlr-layer-shell, 5 video cannot be played.
+    3 no Wayland compositor, 4 compositor lacks wlr-layer-shell, 5 video cannot be played,
+    6 another wayloop already runs on this display.
     """
 }

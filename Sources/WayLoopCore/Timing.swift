@@ -118,3 +118,18 @@ public enum FramePick {
         return n
     }
 }
+
+public extension PlaybackClock {
+    /// Longest a frame may overstay before the clock is taken to have stopped (output hidden,
+    /// paused, machine suspended): playback then continues from where it stopped instead of
+    /// racing through every frame it missed.
+    static let stallTolerance: Nanos = 250_000_000
+
+    /// Re-anchors the clock when the frame on screen (`mediaTime`, `duration`) has overstayed
+    /// by more than `stallTolerance` at `now`, so that the next frame is due now. True if it did.
+    mutating func resumeIfStalled(now: Nanos, shown mediaTime: Nanos, duration: Nanos) -> Bool {
+        guard let t = self.mediaTime(at: now), t > mediaTime + duration + Self.stallTolerance else { return false }
+        start(now: now, at: mediaTime + duration)
+        return true
+    }
+}

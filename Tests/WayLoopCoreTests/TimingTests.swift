@@ -71,4 +71,16 @@ final class TimingTests: XCTestCase {
         }
         XCTAssertEqual(clock.wallTime(of: times[3]), start + 120 * ms)
     }
+
+    /// After a stall (hidden output, pause), playback continues where it stopped.
+    func testStalledClockResumesWhereItStopped() {
+        var clock = PlaybackClock()
+        clock.start(now: 1_000 * ms, at: 0)
+        // Frame at 0 ms lasting 40 ms, looked at 100 ms later: within tolerance, no change.
+        XCTAssertFalse(clock.resumeIfStalled(now: 1_140 * ms, shown: 0, duration: 40 * ms))
+        XCTAssertEqual(clock.mediaTime(at: 1_140 * ms), 140 * ms)
+        // 10 s later: the next frame (40 ms) is due now, not 10 s of frames.
+        XCTAssertTrue(clock.resumeIfStalled(now: 11_000 * ms, shown: 0, duration: 40 * ms))
+        XCTAssertEqual(clock.mediaTime(at: 11_000 * ms), 40 * ms)
+    }
 }

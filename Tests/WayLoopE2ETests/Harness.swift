@@ -299,3 +299,23 @@ enum Proc {
         return -1
     }
 }
+
+extension Proc {
+    static let ticksPerSecond = Int(sysconf(Int32(_SC_CLK_TCK)))
+
+    /// utime + stime of a process, in clock ticks (/proc/PID/stat fields 14 and 15).
+    static func cpuTicks(_ pid: pid_t) -> Int {
+        guard let s = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = s.lastIndex(of: ")") else { return -1 }
+        let f = s[s.index(after: close)...].split(separator: " ")
+        // After the command name: state is field 3, so utime (14) is index 11 here.
+        guard f.count > 12, let u = Int(f[11]), let k = Int(f[12]) else { return -1 }
+        return u + k
+    }
+
+    static func monotonicNanos() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+}

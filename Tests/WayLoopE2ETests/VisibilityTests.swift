@@ -1,0 +1,116 @@
+// Visibility and lifecycle: an output that is not being presented costs nothing, the picture
+// comes back without a hitch, SIGUSR1 pauses, and a second instance does not stack.
+import Foundation
+import XCTest
+
+final class VisibilityTests: XCTestCase {
+    nonisolated(unsafe) static var sway: Compositor?
+    nonisolated(unsafe) static var startError: String?
+
+    override class func setUp() {
+        super.setUp()
+        do {
+            _ = Repo.clips
+            sway = try Compositor(kind: "start-sway", outputs: ["800x450"])
+        } catch {
+            startError = "\(error)"
+        }
+    }
+
+    override class func tearDown() {
+        sway?.stop()
+        super.tearDown()
+    }
+
+    private func play(trace: String) throws -> (Compositor, Wayloop) {
+        if let e = Self.startError { throw HarnessError(e) }
+        let sway = Self.sway!
+        try? FileManager.default.removeItem(atPath: trace)
+        let w = try Wayloop(["--trace-frames", trace, Repo.clip("grid.mp4")], env: sway.env)
+        XCTAssertTrue(Wait.until(timeout: 20) { TraceFile.records(trace).count >= 5 }, "not playing: \(w.stderr)")
+        return (sway, w)
+    }
+
+    private func tracePath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-vis-\(getpid())-\(name)").path
+    }
+
+    /// A fullscreen window over the wallpaper: sway stops its frame callbacks, so WayLoop stops
+    /// decoding and drawing (the decoder blocks on its full queue): no CPU while hidden.
+    func testHiddenCostsNothingAndReturnsQuickly() throws {
+        let trace = tracePath("cover")
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        let (sway, w) = try play(trace: trace)
+        try sway.cover()
+        // Let the frames in flight land, then measure a 5 s window.
+        let settled = Wait.until(timeout: 5) {
+            let n = TraceFile.records(trace).count
+            usleep(300_000)
+            return TraceFile.records(trace).count == n
+        }
+        XCTAssertTrue(settled, "frames kept coming while covered")
+        let frames0 = TraceFile.records(trace).count
+        let cpu0 = Proc.cpuTicks(w.pid)
+        let windowEnd = Date().addingTimeInterval(5)
+        Wait.until(timeout: 6) { Date() >= windowEnd }
+        let cpu = Proc.cpuTicks(w.pid) - cpu0
+        let hiddenFrames = TraceFile.records(trace).count - frames0
+        print("hidden: \(hiddenFrames) frames, \(cpu) CPU ticks (1/\(Proc.ticksPerSecond) s) over 5 s")
+        XCTAssertEqual(hiddenFrames, 0, "frames were presented while covered")
+        // Target 0.05 CPU-s per 20 s = 0.0125 s per 5 s: allow 3 ticks (0.03 s) for /proc granularity.
+        XCTAssertLessThanOrEqual(cpu, 3, "wayloop used \(cpu) ticks while hidden")
+        let start = Proc.monotonicNanos()
+        sway.uncover()
+        XCTAssertTrue(Wait.until(timeout: 5) { TraceFile.records(trace).contains { $0.presented > start } },
+                      "frames did not resume after the window closed")
+        if let first = TraceFile.records(trace).first(where: { $0.presented > start }) {
+            let latency = Double(first.presented - start) / 1e6
+            print("resume latency: \(latency) ms (from the uncover command to the first presented frame)")
+            XCTAssertLessThan(latency, 1000)
+        }
+        // It continues from where it paused: the first frame after the return follows the last
+        // one shown before it.
+        let recs = TraceFile.records(trace)
+        if let i = recs.firstIndex(where: { $0.presented > start }), i > 0 {
+            let before = recs[i - 1], after = recs[i]
+            XCTAssertEqual((after.pass * 30 + after.index) - (before.pass * 30 + before.index), 1,
+                           "jumped from \(before.pass).\(before.index) to \(after.pass).\(after.index)")
+        }
+        XCTAssertEqual(w.stop(), 0)
+    }
+
+    func testSIGUSR1TogglesPause() throws {
+        let trace = tracePath("usr1")
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        let (_, w) = try play(trace: trace)
+        kill(w.pid, SIGUSR1)
+        XCTAssertTrue(w.waitFor("paused"), w.stderr)
+        let settled = Wait.until(timeout: 5) {
+            let n = TraceFile.records(trace).count
+            usleep(300_000)
+            return TraceFile.records(trace).count == n
+        }
+        XCTAssertTrue(settled, "frames kept coming while paused")
+        let n = TraceFile.records(trace).count
+        kill(w.pid, SIGUSR1)
+        XCTAssertTrue(w.waitFor("resumed"), w.stderr)
+        XCTAssertTrue(Wait.until(timeout: 5) { TraceFile.records(trace).count > n + 5 }, "did not resume")
+        XCTAssertEqual(w.stop(), 0)
+    }
+
+    func testASecondInstanceIsRefused() throws {
+        let trace = tracePath("second")
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        let (sway, first) = try play(trace: trace)
+        let second = try Wayloop([Repo.clip("grid.mp4")], env: sway.env)
+        XCTAssertEqual(second.waitExit(), 6, second.stderr)
+        XCTAssertEqual(second.stderrLines.count, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("already"), second.stderr)
+        XCTAssertTrue(first.isRunning)
+        XCTAssertEqual(first.stop(), 0)
+        // The lock goes with the process: a new start works.
+        let third = try Wayloop([Repo.clip("grid.mp4")], env: sway.env)
+        XCTAssertTrue(third.waitFor("showing"), third.stderr)
+        XCTAssertEqual(third.stop(), 0)
+    }
+}
