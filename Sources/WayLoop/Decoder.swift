@@ -22,6 +22,8 @@ final class Decoder {
     private var converter: PixelConverter?
     private var seenErrors: Set<Int32> = []
     private var decodeErrors = 0
+    private var decodedAny = false
+    private var heldNotices: [String] = []
 
     init(path: String, channel: FrameChannel, log: Logger) {
         self.path = path
@@ -128,6 +130,7 @@ final class Decoder {
             switch nextFrame(into: frame) {
             case .frame:
                 framesThisPass += 1
+                frameDecoded()
                 guard let ready = convertIfNeeded(frame) else { continue }
                 let pts = ready.pointee.best_effort_timestamp
                 let ptsNs: Nanos? = pts == avx_nopts() ? nil : rescale(pts)
@@ -192,9 +195,17 @@ final class Decoder {
 
     private func noteError(_ code: Int32, _ what: String) {
         decodeErrors += 1
-        if seenErrors.insert(code).inserted {
-            log.notice("'\(path)': \(what): \(AVError.text(code)); playback goes on (logged once)")
-        }
+        guard seenErrors.insert(code).inserted else { return }
+        let line = "'\(path)': \(what): \(AVError.text(code)); playback goes on (logged once)"
+        // Until a frame decodes, hold the notice: a file that never decodes gets one error instead.
+        if decodedAny { log.notice(line) } else { heldNotices.append(line) }
+    }
+
+    private func frameDecoded() {
+        guard !decodedAny else { return }
+        decodedAny = true
+        for line in heldNotices { log.notice(line) }
+        heldNotices.removeAll()
     }
 
     /// Back to the start of the stream for the next pass.

@@ -81,6 +81,7 @@ final class BadInputTests: XCTestCase {
             ("truncated.mp4", ["truncated.mp4", "not a playable video"]),
             ("audio-only.m4a", ["audio-only.m4a", "no video stream"]),
             ("unsupported.avi", ["unsupported.avi", "no decoder"]),
+            ("all-corrupt.mp4", ["all-corrupt.mp4", "no frame could be decoded"]),
         ]
         for (name, mentions) in cases {
             try expectFailure([Repo.clip(name)], env: env, status: 5, mentions: mentions)
@@ -129,6 +130,7 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(w.stop(), 0)
         let notices = w.stderrLines.filter { $0.contains("playback goes on") }
         XCTAssertEqual(Set(notices).count, notices.count, "the same error was logged twice: \(notices)")
+        XCTAssertGreaterThanOrEqual(notices.count, 1, "the clip should exercise a decode error: \(w.stderr)")
         XCTAssertLessThanOrEqual(notices.count, 3, "\(notices)")
     }
 }
