@@ -24,6 +24,11 @@ final class App {
     private var videos: [String: Video] = [:]
     /// Files that cannot be played, and why. Their outputs get no surface.
     private var failedVideos: [String: VideoError] = [:]
+    private var toplevels: Toplevels?
+    /// The last power-supply reading (only with --pause-on-battery), and when to look again.
+    private var onBattery = false
+    private var nextPowerCheck: Nanos = 0
+    private var releaseAfter: Nanos { Nanos(options.releaseAfter * 1e9) }
     /// SIGUSR1 toggles a pause of every video.
     private var userPaused = false
     private var trace: FrameTrace?
@@ -92,6 +97,7 @@ final class App {
         }
         self.registry = registry
         registry.delegate = self
+        registry.wantsToplevels = options.pauseOnFullscreen
         // Two roundtrips: the globals, then the first events of the outputs bound in the first.
         guard wl_display_roundtrip(display) >= 0, wl_display_roundtrip(display) >= 0 else {
             wlog.error("the compositor closed the connection during start-up")
@@ -107,6 +113,11 @@ final class App {
             return .missingProtocol
         }
         for o in outputs.values { o.commitWithoutDone() }
+        if let m = registry.toplevelManager {
+            let t = Toplevels(manager: m)
+            t.delegate = self
+            toplevels = t
+        }
         do {
             let egl = try EGL(wlDisplay: display)
             self.egl = egl
@@ -250,13 +261,19 @@ final class App {
         }
         w.delegate = self
         wallpapers[o.globalName] = w
+        updatePause(o.globalName)
         log.notice("\(o.displayName) (\(o.info.modeSize), scale \(o.info.scale)): showing '\(s.video)' (\(s.mode.rawValue))")
     }
 
     /// Milliseconds until the next frame is due on an output that can take one; -1 = none.
     private func timeoutMs(now: Nanos) -> Int32 {
-        var deadline: Nanos?
-        for (id, w) in wallpapers where w.isConfigured || w.needsRedraw {
+        var deadline: Nanos? = options.pauseOnBattery ? nextPowerCheck : nil
+        // One wake-up to release a video nobody has seen for a while (none while released).
+        for v in videos.values where !v.isReleased && v.isReady && isHidden(v) {
+            let d = max(now, v.lastDrawn + releaseAfter)
+            deadline = min(deadline ?? d, d)
+        }
+        for (id, w) in wallpapers where (w.isConfigured || w.needsRedraw) && w.pauseReason == nil {
             guard !w.awaitingFrame, let v = settings(for: id).flatMap({ videos[$0.video] }),
                   !v.paused || w.needsRedraw else { continue }
             if w.needsRedraw || (v.current != nil && w.shownSerial != v.serial) { return 0 }
@@ -271,14 +288,30 @@ final class App {
     /// changed or that was reconfigured. An output waiting for its frame callback is skipped.
     private func tick(now: Nanos) {
         guard let egl, let renderer, let compositor = registry?.compositor else { return }
+        if options.pauseOnBattery && now >= nextPowerCheck {
+            nextPowerCheck = now + 5 * .nanosPerSecond
+            let battery = PowerSupply.onBattery(PowerMonitor.read())
+            if battery != onBattery {
+                onBattery = battery
+                for id in wallpapers.keys { updatePause(id) }
+            }
+        }
+        for v in videos.values where !v.isReleased && v.isReady && now - v.lastDrawn >= releaseAfter && isHidden(v) {
+            v.release()
+            log.debug("'\(v.path)': nothing presented for \(options.releaseAfter) s: decoder and frames released")
+        }
         for (id, w) in wallpapers {
             do { try w.applyConfigure(compositor: compositor) } catch {
                 log.error("\(outputName(id)): \(error)")
                 wallpapers[id] = nil
                 continue
             }
-            guard w.isConfigured, !w.awaitingFrame, let s = settings(for: id), let v = videos[s.video], v.isReady else {
+            guard w.canTakeFrame, let s = settings(for: id), let v = videos[s.video], v.isReady else {
                 continue
+            }
+            if v.isReleased && !v.paused {
+                log.debug("'\(v.path)': wanted again: decoder restarted")
+                v.restart()
             }
             _ = v.advance(now: now)  // once per tick, however many outputs show it
             guard let frame = v.current, w.needsRedraw || w.shownSerial != v.serial, let surface = w.eglSurface else {
@@ -298,7 +331,13 @@ final class App {
             trace?.committing(output: id, name: outputName(id), surface: w.surface, frame: frame, at: now)
             if !egl.swap(surface) { log.error("\(outputName(id)): eglSwapBuffers failed (EGL error 0x\(String(eglGetError(), radix: 16)))") }
             w.didDraw(serial: v.serial)
+            v.lastDrawn = now
         }
+    }
+
+    /// No output showing `v` can take a frame: all hidden, covered or paused for a reason.
+    private func isHidden(_ v: Video) -> Bool {
+        !wallpapers.contains { $0.value.canTakeFrame && outputSettings[$0.key]?.video == v.path }
     }
 
     private func outputName(_ id: UInt32) -> String { outputs[id]?.displayName ?? "output-\(id)" }
@@ -316,6 +355,7 @@ final class App {
         outputSettings.removeAll()
         egl = nil
         trace = nil
+        toplevels = nil
         outputs.removeAll()
         registry = nil
         wl_display_flush(display)
@@ -370,5 +410,22 @@ extension App: WallpaperDelegate {
         let now = Sys.now()
         trace?.frameDone(output: wallpaper.outputID, at: now)
         if let v = settings(for: wallpaper.outputID).flatMap({ videos[$0.video] }) { v.firstFramePresented(at: now) }
+    }
+}
+
+extension App: ToplevelsDelegate {
+    func fullscreenOutputsChanged() {
+        for id in wallpapers.keys { updatePause(id) }
+    }
+
+    /// Recomputes one output's pause reason; logs the change.
+    fileprivate func updatePause(_ id: UInt32) {
+        guard let w = wallpapers[id], let o = outputs[id] else { return }
+        var reason: String?
+        if let t = toplevels, t.hasFullscreen(on: o.proxy) { reason = "fullscreen" }
+        if reason == nil && onBattery { reason = "battery" }
+        guard reason != w.pauseReason else { return }
+        w.pauseReason = reason
+        log.notice("\(o.displayName): " + (reason.map { "paused (\($0))" } ?? "resumed"))
     }
 }

@@ -16,6 +16,9 @@ final class Registry {
     private(set) var layerShellVersion: UInt32 = 0
     private(set) var viewporter: OpaquePointer?
     private(set) var fractionalScale: OpaquePointer?
+    /// zwlr_foreign_toplevel_manager_v1 (bound on request: it sends every window's state).
+    private(set) var toplevelManager: OpaquePointer?
+    var wantsToplevels = false
     private(set) var presentation: OpaquePointer?
     /// The clock wp_presentation timestamps are on (clock_id event); nil until it arrives.
     private(set) var presentationClock: UInt32?
@@ -58,6 +61,8 @@ final class Registry {
             layerShell = bind(name, wlx_layer_shell_interface(), layerShellVersion)
         case "wp_viewporter":
             viewporter = bind(name, wlx_viewporter_interface(), 1)
+        case "zwlr_foreign_toplevel_manager_v1" where wantsToplevels:
+            toplevelManager = bind(name, wlx_foreign_toplevel_manager_interface(), min(version, 3))
         case "wp_fractional_scale_manager_v1":
             fractionalScale = bind(name, wlx_fractional_scale_manager_interface(), 1)
         case "wp_presentation":

@@ -1,11 +1,18 @@
 // One distinct video as the main thread sees it: its decoder thread, the frame on screen, the
 // playback clock and the textures every output showing it draws from. Main thread only.
+import Glibc
 import WayLoopCore
 
 final class Video {
     let path: String
-    private let channel: FrameChannel
+    private var channel: FrameChannel
     private var thread: WorkerThread?
+    private let queueFrames: Int
+    private let maxTextureSize: Int
+    /// The decoder and its frames were released (nothing presented for a while).
+    private(set) var isReleased = false
+    /// When a frame of this video was last committed on any output.
+    var lastDrawn: Nanos = Sys.now()
     private let log: Logger
     private(set) var info: VideoInfo?
     private(set) var error: VideoError?
@@ -26,9 +33,30 @@ final class Video {
     init?(path: String, queueFrames: Int, wakeup: WakeupFD, maxTextureSize: Int, log: Logger) {
         self.path = path
         self.log = log
+        self.queueFrames = queueFrames
+        self.maxTextureSize = maxTextureSize
         channel = FrameChannel(capacity: queueFrames, wakeup: wakeup, maxTextureSize: maxTextureSize)
         guard let t = Decoder.start(path: path, channel: channel, log: log) else { return nil }
         thread = t
+    }
+
+    /// Frees the decoder and every decoded frame; the picture stays in the textures (and on
+    /// screen). `restart` decodes again from the start of the clip.
+    func release() {
+        stop()
+        isReleased = true
+        // Hand the freed heap back to the system (glibc keeps small freed chunks otherwise).
+        _ = glibcMallocTrim(0)
+    }
+
+    func restart() {
+        guard isReleased else { return }
+        channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, maxTextureSize: maxTextureSize)
+        thread = Decoder.start(path: path, channel: channel, log: log)
+        clock = PlaybackClock()
+        anchored = false
+        isReleased = false
+        lastDrawn = Sys.now()
     }
 
     deinit { stop() }
@@ -100,3 +128,7 @@ final class Video {
         current = nil
     }
 }
+
+/// glibc's malloc_trim(3) (in <malloc.h>, which the Glibc module does not export).
+@_silgen_name("malloc_trim")
+private func glibcMallocTrim(_ pad: Int) -> Int32

@@ -39,6 +39,10 @@ final class Wallpaper {
     private var pendingConfigure = false
 
     var isConfigured: Bool { eglSurface != nil && !logicalSize.isEmpty }
+    /// Why this output is paused, if it is (a fullscreen window on it, battery).
+    var pauseReason: String?
+    /// Ready for a new frame: configured, presented (its last frame callback fired), not paused.
+    var canTakeFrame: Bool { isConfigured && !awaitingFrame && pauseReason == nil }
 
     init?(outputID: UInt32, compositor: OpaquePointer, layerShell: OpaquePointer, output: OpaquePointer,
           scale: Int32, egl: EGL, viewporter: OpaquePointer?, fractionalScale: OpaquePointer?) {

@@ -93,6 +93,12 @@ public struct Options: Equatable, Sendable {
     public var queueFrames: Int = 8
     /// Write one line per presented frame to this file (for tests and tools); nil = off.
     public var traceFile: String?
+    /// Pause an output while a fullscreen window is on it (wlr-foreign-toplevel-management).
+    public var pauseOnFullscreen = true
+    /// Pause while the machine runs on battery (sysfs power_supply).
+    public var pauseOnBattery = false
+    /// Seconds without a presented frame after which a video's decoder and frames are released.
+    public var releaseAfter: Double = 60
     public init() {}
 
     /// The settings for an output, or nil when no entry names a video for it (it gets no surface).
@@ -227,6 +233,16 @@ public enum OptionParser {
                 options.queueFrames = n
             case "--trace-frames":
                 options.traceFile = try value(arg)
+            case "--no-fullscreen-pause":
+                options.pauseOnFullscreen = false
+            case "--pause-on-battery":
+                options.pauseOnBattery = true
+            case "--release-after":
+                let v = try value(arg)
+                guard let d = Double(v), d >= 0.1, d <= 86_400 else {
+                    throw .badValue(option: arg, value: v, expected: "a number of seconds from 0.1 to 86400")
+                }
+                options.releaseAfter = d
             case "--":
                 for rest in args[(i + 1)...] { try positional(rest) }
                 i = args.count

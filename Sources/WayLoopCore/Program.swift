@@ -41,6 +41,13 @@ public enum Help {
           --dim F           darken the picture by F, 0 to 1 (default 0)
           --queue-frames N  decoded frames kept ready ahead of the screen (default 8)
           --trace-frames F  append one line per presented frame to F (for tests)
+          --no-fullscreen-pause
+                            keep drawing an output under a fullscreen window (by
+                            default it pauses, where the compositor tells)
+          --pause-on-battery
+                            pause while running on battery (sysfs power_supply)
+          --release-after S free a video's decoder and frames after S seconds with
+                            nothing presented (default 60); it restarts on return
           --log-level L     error, notice (default), debug or trace
       -v, --verbose         same as --log-level debug
       -h, --help            show this help

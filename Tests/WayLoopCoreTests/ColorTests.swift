@@ -61,3 +61,19 @@ final class ColorTests: XCTestCase {
         XCTAssertEqual(box.lines, ["wayloop: error: test: bad", "wayloop: notice: test: hello", "wayloop: notice: video: scoped"])
     }
 }
+
+final class PowerTests: XCTestCase {
+    func testOnBatteryRule() {
+        let bat = PowerSupply(type: "Battery", status: "Discharging")
+        let cases: [([PowerSupply], Bool)] = [
+            ([], false),
+            ([bat], true),
+            ([bat, PowerSupply(type: "Mains", online: true)], false),
+            ([bat, PowerSupply(type: "Mains", online: false)], true),
+            ([PowerSupply(type: "Battery", status: "Charging"), PowerSupply(type: "Mains", online: false)], false),
+            ([PowerSupply(type: "Battery", status: "Full")], false),
+            ([bat, PowerSupply(type: "USB", online: true)], false),
+        ]
+        for (s, want) in cases { XCTAssertEqual(PowerSupply.onBattery(s), want, "\(s)") }
+    }
+}

@@ -147,5 +147,18 @@ final class PlaybackTests: XCTestCase {
                 .allSatisfy { img.pixel($0.0, $0.1).close(to: magenta, tolerance: 8) }
         }
         XCTAssertTrue(covered, "a fullscreen window does not cover the wallpaper (background layer expected)")
+        // wlr-foreign-toplevel-management says the window is fullscreen on the first output: that
+        // output pauses, the others keep playing.
+        let (_, w) = try ready()
+        XCTAssertTrue(w.waitFor("\(sway.outputs[0]): paused (fullscreen)"), w.stderr)
+        let n0 = TraceFile.records(Self.trace).filter { $0.output == sway.outputs[0] }.count
+        let m0 = TraceFile.records(Self.trace).filter { $0.output == sway.outputs[1] }.count
+        XCTAssertTrue(Wait.until(timeout: 5) {
+            TraceFile.records(Self.trace).filter { $0.output == sway.outputs[1] }.count >= m0 + 15
+        }, "the other output stopped playing")
+        let n1 = TraceFile.records(Self.trace).filter { $0.output == sway.outputs[0] }.count
+        XCTAssertLessThanOrEqual(n1 - n0, 2, "the covered output kept presenting frames")
+        sway.uncover()
+        XCTAssertTrue(w.waitFor("\(sway.outputs[0]): resumed"), w.stderr)
     }
 }

@@ -113,4 +113,54 @@ final class VisibilityTests: XCTestCase {
         XCTAssertTrue(third.waitFor("showing"), third.stderr)
         XCTAssertEqual(third.stop(), 0)
     }
+
+    /// After --release-after seconds hidden, the decoder and its frames are freed (RSS drops);
+    /// when the output is shown again, decoding restarts and frames come back.
+    func testLongHiddenReleasesMemoryAndComesBack() throws {
+        if let e = Self.startError { throw HarnessError(e) }
+        let sway = Self.sway!
+        let trace = tracePath("release")
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        try? FileManager.default.removeItem(atPath: trace)
+        let w = try Wayloop(["-v", "--release-after", "1", "--trace-frames", trace, Repo.clip("bench-1080p30.mp4")], env: sway.env)
+        XCTAssertTrue(Wait.until(timeout: 20) { TraceFile.records(trace).count >= 20 }, "not playing: \(w.stderr)")
+        let rssPlaying = Proc.rssKB(w.pid)
+        try sway.cover()
+        XCTAssertTrue(w.waitFor("decoder and frames released", timeout: 10), w.stderr)
+        let rssReleased = Proc.rssKB(w.pid)
+        print("RSS playing \(rssPlaying) kB, released \(rssReleased) kB, drop \(rssPlaying - rssReleased) kB")
+        XCTAssertLessThan(rssReleased, rssPlaying - 10_000, "releasing freed less than 10 MB")
+        let start = Proc.monotonicNanos()
+        sway.uncover()
+        XCTAssertTrue(w.waitFor("decoder restarted", timeout: 10), w.stderr)
+        XCTAssertTrue(Wait.until(timeout: 10) { TraceFile.records(trace).contains { $0.presented > start } },
+                      "no frame after the return: \(w.stderr)")
+        if let first = TraceFile.records(trace).first(where: { $0.presented > start }) {
+            print("return after release: first frame \(Double(first.presented - start) / 1e6) ms after the uncover command")
+        }
+        XCTAssertEqual(w.stop(), 0)
+    }
+
+    /// --pause-on-battery reads sysfs (here a fake power_supply tree): discharging → paused,
+    /// mains back online → resumed.
+    func testPauseOnBattery() throws {
+        if let e = Self.startError { throw HarnessError(e) }
+        var env = Self.sway!.env
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-power-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: dir)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir + "/BAT0", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: dir + "/AC", withIntermediateDirectories: true)
+        try "Battery\n".write(toFile: dir + "/BAT0/type", atomically: true, encoding: .utf8)
+        try "Discharging\n".write(toFile: dir + "/BAT0/status", atomically: true, encoding: .utf8)
+        try "Mains\n".write(toFile: dir + "/AC/type", atomically: true, encoding: .utf8)
+        try "0\n".write(toFile: dir + "/AC/online", atomically: true, encoding: .utf8)
+        env["WAYLOOP_POWER_SUPPLY_DIR"] = dir
+        let w = try Wayloop(["--pause-on-battery", Repo.clip("grid.mp4")], env: env)
+        XCTAssertTrue(w.waitFor("paused (battery)"), w.stderr)
+        try "1\n".write(toFile: dir + "/AC/online", atomically: true, encoding: .utf8)
+        XCTAssertTrue(w.waitFor("resumed", timeout: 12), w.stderr)
+        XCTAssertEqual(w.stop(), 0)
+    }
 }
