@@ -5,6 +5,8 @@
 // the source rectangle (texture space): aspect-fill is a crop of the UV range, done here rather
 // than by scaling pixels on the CPU. The fragment shader converts Y'CbCr to R'G'B' with the
 // matrix and offset of the frame (see WayLoopCore.YUVConversion) and applies the dim.
+// Shaped by measurement on Mesa llvmpipe, where texture fetches dominate: two fetches per pixel
+// (Y, and Cb/Cr together), no branch, highp (mediump measured 35 % slower).
 
 public enum YUVProgram {
     /// Attribute 0: `corner`, the unit quad (0,0)-(1,1), origin top-left.
@@ -22,25 +24,22 @@ public enum YUVProgram {
     }
     """
 
-    /// Planar (3 textures: Y, Cb, Cr) or semi-planar (Y + interleaved CbCr in `planeU`.rg).
+    /// Two textures: Y (R8) and CbCr interleaved (RG8: Cb in .r, Cr in .g). No branches and no
+    /// clamp: llvmpipe evaluates both sides of a uniform branch, and the 8-bit target clamps.
+    /// Each row is the (Y, Cb, Cr, 1) coefficients of one output channel, dim folded in.
     public static let fragment = """
     #version 300 es
     precision highp float;
     in vec2 uv;
     uniform sampler2D planeY;
-    uniform sampler2D planeU;
-    uniform sampler2D planeV;
-    uniform bool semiPlanar;
-    uniform mat3 yuvToRgb;
-    uniform vec3 yuvOffset;
-    uniform float brightness;   // 1 - dim
+    uniform sampler2D planeUV;
+    uniform vec4 rowR;
+    uniform vec4 rowG;
+    uniform vec4 rowB;
     out vec4 color;
     void main() {
-        float y = texture(planeY, uv).r;
-        vec2 c = semiPlanar ? texture(planeU, uv).rg
-                            : vec2(texture(planeU, uv).r, texture(planeV, uv).r);
-        vec3 rgb = yuvToRgb * vec3(y, c) + yuvOffset;
-        color = vec4(clamp(rgb, 0.0, 1.0) * brightness, 1.0);
+        vec4 v = vec4(texture(planeY, uv).r, texture(planeUV, uv).rg, 1.0);
+        color = vec4(dot(rowR, v), dot(rowG, v), dot(rowB, v), 1.0);
     }
     """
 }
