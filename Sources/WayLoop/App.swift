@@ -98,8 +98,14 @@ final class App {
         self.registry = registry
         registry.delegate = self
         registry.wantsToplevels = options.pauseOnFullscreen
-        // Two roundtrips: the globals, then the first events of the outputs bound in the first.
-        guard wl_display_roundtrip(display) >= 0, wl_display_roundtrip(display) >= 0 else {
+        // Two roundtrips: the globals, then the first events of the outputs bound in the first
+        // (and their xdg-output names, when the manager came after them in the registry).
+        guard wl_display_roundtrip(display) >= 0 else {
+            wlog.error("the compositor closed the connection during start-up")
+            return .noCompositor
+        }
+        if let m = registry.xdgOutputManager { for o in outputs.values { o.attachXdgOutput(manager: m) } }
+        guard wl_display_roundtrip(display) >= 0 else {
             wlog.error("the compositor closed the connection during start-up")
             return .noCompositor
         }
@@ -369,6 +375,7 @@ extension App: RegistryDelegate {
         let o = Output(globalName: name, proxy: proxy, version: version)
         o.delegate = self
         outputs[name] = o
+        if let m = registry?.xdgOutputManager { o.attachXdgOutput(manager: m) }
     }
 
     func globalRemoved(name: UInt32) {
@@ -384,7 +391,15 @@ extension App: RegistryDelegate {
 extension App: OutputDelegate {
     func outputDone(_ output: Output, changed: Bool, first: Bool) {
         let i = output.info
+        let previous = outputSettings[output.globalName]
         outputSettings[output.globalName] = options.settings(forOutput: i.name, description: i.description)
+        if !first && previous != outputSettings[output.globalName] {
+            // The name arrived late (xdg-output) or the entry now matching differs: start over.
+            log.debug("\(output.displayName): settings changed")
+            wallpapers[output.globalName] = nil
+            if exitStatus == nil && egl != nil { syncVideos() }
+            ensureWallpaper(output)
+        }
         if first {
             let what = settings(for: output.globalName).map { "'\($0.video)'" } ?? "nothing (no entry matches)"
             log.debug("\(output.displayName): \(i.modeSize) scale \(i.scale) (\(i.description)): for \(what)")

@@ -31,6 +31,8 @@ final class Output {
     private(set) var info = OutputInfo()
     private var pending = OutputInfo()
     private(set) var isDone = false
+    /// xdg-output, for the name and description when wl_output is older than version 4.
+    private var xdgOutput: OpaquePointer?
 
     /// The user-facing name: the connector, or the registry name before wl_output v4.
     var displayName: String { info.name.isEmpty ? "output-\(globalName)" : info.name }
@@ -44,7 +46,15 @@ final class Output {
     }
 
     deinit {
+        if let xdgOutput { zxdg_output_v1_destroy(xdgOutput) }
         if version >= 3 { wl_output_release(proxy) } else { wl_output_destroy(proxy) }
+    }
+
+    /// Before wl_output v4 the connector name comes from xdg-output (v2+).
+    func attachXdgOutput(manager: OpaquePointer) {
+        guard version < 4, xdgOutput == nil, let x = zxdg_output_manager_v1_get_xdg_output(manager, proxy) else { return }
+        xdgOutput = x
+        zxdg_output_v1_add_listener(x, xdgOutputListener, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// For wl_output < v2, which never sends `done`: commit what arrived.
@@ -92,6 +102,18 @@ nonisolated(unsafe) private let outputListener: UnsafeMutablePointer<wl_output_l
         mode: { data, _, flags, w, h, refresh in Output.from(data).mode(flags: flags, width: w, height: h, refresh: refresh) },
         done: { data, _ in Output.from(data).commit() },
         scale: { data, _, factor in Output.from(data).scale(factor) },
+        name: { data, _, name in Output.from(data).name(name.map { String(cString: $0) } ?? "") },
+        description: { data, _, d in Output.from(data).describe(d.map { String(cString: $0) } ?? "") }
+    ))
+    return p
+}()
+
+nonisolated(unsafe) private let xdgOutputListener: UnsafeMutablePointer<zxdg_output_v1_listener> = {
+    let p = UnsafeMutablePointer<zxdg_output_v1_listener>.allocate(capacity: 1)
+    p.initialize(to: zxdg_output_v1_listener(
+        logical_position: { _, _, _, _ in },
+        logical_size: { _, _, _, _ in },
+        done: { _, _ in },
         name: { data, _, name in Output.from(data).name(name.map { String(cString: $0) } ?? "") },
         description: { data, _, d in Output.from(data).describe(d.map { String(cString: $0) } ?? "") }
     ))

@@ -1,6 +1,7 @@
 // The registry: binds the globals WayLoop speaks, by version range, and reports outputs as they
 // come and go. Main thread only (all callbacks run inside wl_display_dispatch*).
 import CWayland
+import Glibc
 
 protocol RegistryDelegate: AnyObject {
     func outputAdded(name: UInt32, proxy: OpaquePointer, version: UInt32)
@@ -16,6 +17,8 @@ final class Registry {
     private(set) var layerShellVersion: UInt32 = 0
     private(set) var viewporter: OpaquePointer?
     private(set) var fractionalScale: OpaquePointer?
+    /// zxdg_output_manager_v1: output names for wl_output before version 4.
+    private(set) var xdgOutputManager: OpaquePointer?
     /// zwlr_foreign_toplevel_manager_v1 (bound on request: it sends every window's state).
     private(set) var toplevelManager: OpaquePointer?
     var wantsToplevels = false
@@ -28,7 +31,13 @@ final class Registry {
     // The versions this client implements (bind min(advertised, implemented)).
     static let compositorVersion: UInt32 = 4
     static let layerShellVersion: UInt32 = 4
-    static let outputVersion: UInt32 = 4
+    static let outputVersion: UInt32 = {
+        // WAYLOOP_WL_OUTPUT_VERSION lowers it, so tests can take the xdg-output path on sway.
+        if let v = getenv("WAYLOOP_WL_OUTPUT_VERSION").flatMap({ UInt32(String(cString: $0)) }), (1...4).contains(v) {
+            return v
+        }
+        return 4
+    }()
 
     init?(display: OpaquePointer) {
         guard let p = wl_display_get_registry(display) else { return nil }
@@ -39,6 +48,7 @@ final class Registry {
     deinit {
         if let presentation { wp_presentation_destroy(presentation) }
         if let fractionalScale { wp_fractional_scale_manager_v1_destroy(fractionalScale) }
+        if let xdgOutputManager { zxdg_output_manager_v1_destroy(xdgOutputManager) }
         if let viewporter { wp_viewporter_destroy(viewporter) }
         if let layerShell {
             if layerShellVersion >= 3 { zwlr_layer_shell_v1_destroy(layerShell) } else { wl_proxy_destroy(layerShell) }
@@ -63,6 +73,8 @@ final class Registry {
             viewporter = bind(name, wlx_viewporter_interface(), 1)
         case "zwlr_foreign_toplevel_manager_v1" where wantsToplevels:
             toplevelManager = bind(name, wlx_foreign_toplevel_manager_interface(), min(version, 3))
+        case "zxdg_output_manager_v1":
+            xdgOutputManager = bind(name, wlx_xdg_output_manager_interface(), min(version, 3))
         case "wp_fractional_scale_manager_v1":
             fractionalScale = bind(name, wlx_fractional_scale_manager_interface(), 1)
         case "wp_presentation":

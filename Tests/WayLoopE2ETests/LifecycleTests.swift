@@ -32,4 +32,18 @@ final class LifecycleTests: XCTestCase {
         XCTAssertFalse(w.crashed)
         XCTAssertTrue(w.stderr.contains("compositor closed the connection"), w.stderr)
     }
+
+    /// Compositors with wl_output older than version 4 name their outputs through xdg-output:
+    /// `-o HEADLESS-1` still finds the output (wl_output capped at 3 and at 1 here).
+    func testOutputNamesFromXdgOutput() throws {
+        let sway = try Compositor(kind: "start-sway")
+        defer { sway.stop() }
+        for version in ["3", "1"] {
+            var env = sway.env
+            env["WAYLOOP_WL_OUTPUT_VERSION"] = version
+            let w = try Wayloop(["-o", "HEADLESS-1", "-i", Repo.clip("grid.mp4")], env: env)
+            XCTAssertTrue(w.waitFor("HEADLESS-1 (1280x720, scale 1): showing"), "wl_output v\(version): \(w.stderr)")
+            XCTAssertEqual(w.stop(), 0)
+        }
+    }
 }
