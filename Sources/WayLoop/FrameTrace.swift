@@ -5,8 +5,9 @@
 //
 // `presented-ns` is CLOCK_MONOTONIC: the compositor's wp_presentation timestamp where it offers
 // wp_presentation on that clock and actually answers it, else the time the frame callback for
-// that commit arrived (sway 1.7's headless backend never sends `presented`: the first few
-// commits probe, then the trace settles on one source). Discarded frames get no line.
+// that commit arrived (sway 1.7's headless backend never sends `presented`): the first commits
+// are timed by their frame callbacks while wp_presentation is probed; once it answers, later
+// commits use it. Each commit gets one line; discarded frames get none.
 import CWayland
 import Glibc
 import WayLoopCore
@@ -26,8 +27,6 @@ final class FrameTrace {
     /// Feedbacks without an answer before the probe gives up on wp_presentation.
     private static let probeLimit = 8
     private var awaitingCallback: [UInt32: Record] = [:]
-    /// Callback-timed lines held back while probing (written if wp_presentation stays silent).
-    private var probeLines: [(Record, Nanos)] = []
     private var inflight: [ObjectIdentifier: PresentationFeedback] = [:]
 
     init?(path: String) {
@@ -47,11 +46,11 @@ final class FrameTrace {
             source = .callbacks
             for f in inflight.values { f.destroy() }
             inflight.removeAll()
-            for (r, t) in probeLines { write(r, presented: t) }
-            probeLines.removeAll()
         }
+        // While probing, lines come from frame callbacks; a probe's own answer only switches
+        // the source for later commits (each commit gets exactly one line).
         if source != .callbacks, let presentation, let proxy = wp_presentation_feedback(presentation, surface) {
-            let f = PresentationFeedback(proxy: proxy, record: r, trace: self)
+            let f = PresentationFeedback(proxy: proxy, record: r, trace: self, probe: source == .probing)
             inflight[ObjectIdentifier(f)] = f
         }
         if source != .presentation { awaitingCallback[output] = r }
@@ -60,16 +59,12 @@ final class FrameTrace {
     /// The frame callback fired (used when wp_presentation is not available).
     func frameDone(output: UInt32, at now: Nanos) {
         guard let r = awaitingCallback.removeValue(forKey: output) else { return }
-        if source == .probing { probeLines.append((r, now)) } else { write(r, presented: now) }
+        write(r, presented: now)
     }
 
     fileprivate func finished(_ f: PresentationFeedback, presented: Nanos?) {
-        if source == .probing {
-            source = .presentation
-            awaitingCallback.removeAll()
-            probeLines.removeAll()
-        }
-        if let presented { write(f.record, presented: presented) }
+        if source == .probing && presented != nil { source = .presentation }
+        if let presented, !f.probe { write(f.record, presented: presented) }
         f.destroy()
         inflight[ObjectIdentifier(f)] = nil
     }
@@ -84,11 +79,14 @@ final class FrameTrace {
 final class PresentationFeedback {
     private var proxy: OpaquePointer?
     fileprivate let record: FrameTrace.Record
+    /// Sent while probing: its commit's line came from the frame callback.
+    fileprivate let probe: Bool
     private unowned let trace: FrameTrace
 
-    fileprivate init(proxy: OpaquePointer, record: FrameTrace.Record, trace: FrameTrace) {
+    fileprivate init(proxy: OpaquePointer, record: FrameTrace.Record, trace: FrameTrace, probe: Bool) {
         self.proxy = proxy
         self.record = record
+        self.probe = probe
         self.trace = trace
         wp_presentation_feedback_add_listener(proxy, feedbackListener, Unmanaged.passUnretained(self).toOpaque())
     }

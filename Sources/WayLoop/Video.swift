@@ -105,12 +105,17 @@ final class Video {
         return true
     }
 
-    /// The first frame's presentation (its frame callback) re-anchors the clock, so that the
-    /// second frame follows it by the first frame's own duration, however long start-up took.
+    /// The first frame's presentation (its frame callback). The clock started at its commit;
+    /// if start-up made the first presentation later than that frame's whole duration (a new
+    /// surface being mapped), the clock re-anchors there, so that the frames after it are not
+    /// dropped as late. Otherwise it stays: re-anchoring on a normal callback delay would add
+    /// that delay to the first frame's hold.
     func firstFramePresented(at now: Nanos) {
         guard !anchored, let c = current else { return }
         anchored = true
-        clock.start(now: now, at: c.mediaTime)
+        if let end = clock.wallTime(of: c.mediaTime + c.duration), now > end {
+            clock.start(now: now, at: c.mediaTime)
+        }
     }
 
     /// When the next queued frame is due (nil: nothing queued; the decoder will wake us).

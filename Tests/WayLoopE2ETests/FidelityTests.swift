@@ -57,7 +57,7 @@ struct FidelityManifest {
             let f = line.split(separator: " ").map(String.init)
             switch f.first {
             case "clip":
-                guard f.count == 10, let w = Int(f[2]), let h = Int(f[3]), let c = Int(f[4]), let r = Int(f[5]),
+                guard f.count == 9, let w = Int(f[2]), let h = Int(f[3]), let c = Int(f[4]), let r = Int(f[5]),
                       let n = Int(f[6]) else { throw HarnessError("bad manifest line: \(line)") }
                 let blank = Array(repeating: Array(repeating: Array(repeating: RGB8(0, 0, 0), count: c), count: r), count: n)
                 clips[f[1]] = FidelityClip(name: f[1], width: w, height: h, cols: c, rows: r, frames: n,
@@ -170,6 +170,8 @@ final class FidelityTests: XCTestCase {
     static let shapes = [(1280, 720), (1024, 768), (720, 1280)]
     static let clipDir = Repo.path(".build/fidelity-clips")
     static let lattice = 24
+    /// The -c colour of most runs: far (>= 49 per channel) from every cell colour and from black.
+    static let bar = RGB8(0x31, 0x41, 0x59)
     /// How long a run may take to show what it should (screenshots are taken back to back).
     static let showTimeout = 10.0
 
@@ -337,39 +339,39 @@ final class FidelityTests: XCTestCase {
 
     /// Each mode on each output with the two clips of the other shapes (two Latin squares: every
     /// mismatched pair of clip shape and output shape).
-    private func modeRuns(_ mode: String, bar: RGB8? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func modeRuns(_ mode: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let c169 = try clip("grid-16x9.mp4"), c43 = try clip("grid-4x3.mp4"), c916 = try clip("grid-9x16.mp4")
-        // the first square with the bar colour given, the second with the default (black)
-        try play("\(mode) A", [Show(clip: c43, mode: mode, bar: bar), Show(clip: c916, mode: mode, bar: bar),
-                               Show(clip: c169, mode: mode, bar: bar)], file: file, line: line)
+        // the first square with -c given, the second with the default (black)
+        try play("\(mode) A", [Show(clip: c43, mode: mode, bar: Self.bar), Show(clip: c916, mode: mode, bar: Self.bar),
+                               Show(clip: c169, mode: mode, bar: Self.bar)], file: file, line: line)
         try play("\(mode) B", [Show(clip: c916, mode: mode), Show(clip: c169, mode: mode), Show(clip: c43, mode: mode)],
                  file: file, line: line)
     }
 
     func testFillCoversEachOutputCentredAndCropped() throws {
-        try modeRuns("fill", bar: RGB8(0x31, 0x41, 0x59))
+        try modeRuns("fill")
     }
 
     func testFitShowsTheWholePictureWithBarsInTheColour() throws {
-        try modeRuns("fit", bar: RGB8(0x31, 0x41, 0x59))
+        try modeRuns("fit")
     }
 
     func testStretchMapsTheVideoOntoTheOutput() throws {
-        try modeRuns("stretch", bar: RGB8(0x31, 0x41, 0x59))
+        try modeRuns("stretch")
     }
 
     func testCenterIsOneToOneCentredWithABorderOrACrop() throws {
-        try modeRuns("center", bar: RGB8(0x31, 0x41, 0x59))
+        try modeRuns("center")
         // larger than the output: 1366x768 is cropped on 1280x720 (both axes), on 1024x768
         // (width; height exact) and on 720x1280 (width; border above and below)
         let big = try clip("grid-1366x768.mp4")
-        try play("center crop", [Show(clip: big, mode: "center", bar: RGB8(0x31, 0x41, 0x59)),
-                                 Show(clip: big, mode: "center", bar: RGB8(0x31, 0x41, 0x59)),
-                                 Show(clip: big, mode: "center", bar: RGB8(0x31, 0x41, 0x59))])
+        try play("center crop", [Show(clip: big, mode: "center", bar: Self.bar),
+                                 Show(clip: big, mode: "center", bar: Self.bar),
+                                 Show(clip: big, mode: "center", bar: Self.bar)])
     }
 
     func testTileRepeatsOneToOneFromTheTopLeft() throws {
-        try modeRuns("tile", bar: RGB8(0x31, 0x41, 0x59))
+        try modeRuns("tile")
     }
 
     // MARK: dim
@@ -413,8 +415,7 @@ final class FidelityTests: XCTestCase {
     /// landscape and portrait outputs (the bars prove the display size), fill on 1024x768.
     private func orientationRun(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let c = try clip(name)
-        let bar = RGB8(0x31, 0x41, 0x59)
-        try play(name, [Show(clip: c, mode: "fit", bar: bar), Show(clip: c), Show(clip: c, mode: "fit", bar: bar)],
+        try play(name, [Show(clip: c, mode: "fit", bar: Self.bar), Show(clip: c), Show(clip: c, mode: "fit", bar: Self.bar)],
                  file: file, line: line)
     }
 
@@ -445,7 +446,7 @@ final class FidelityTests: XCTestCase {
                 print("fidelity: \(n) skipped: \(why)")
                 shows.append(nil)
             } else {
-                shows.append(Show(clip: try clip(n), bar: RGB8(0x31, 0x41, 0x59), checks: [(.edges, 8), (.centres, 3)]))
+                shows.append(Show(clip: try clip(n), bar: Self.bar, checks: [(.edges, 8), (.centres, 3)]))
             }
         }
         try play(what, shows, file: file, line: line)
@@ -468,16 +469,21 @@ final class FidelityTests: XCTestCase {
         try formatRun("pal8 and sizes", ["pal8.mov", "grid-1366x768.mp4", "size-853x480.webm"])
     }
 
-    func testTinySizes() throws {
-        try formatRun("tiny", ["size-17x9.mkv", "size-16x16.mp4", "size-17x9.mkv"])
+    func testTinyAndOddSizes() throws {
+        // 17x9 filled on 1280x720 shows its last (odd) column; 853x480 stretched shows all of it
+        let checks: [(Show.Region, Int)] = [(.edges, 8), (.centres, 3)]
+        try play("tiny and odd", [Show(clip: try clip("size-17x9.mkv"), bar: Self.bar, checks: checks),
+                                  Show(clip: try clip("size-16x16.mp4"), bar: Self.bar, checks: checks),
+                                  Show(clip: try clip("size-853x480.webm"), mode: "stretch", checks: checks)])
     }
 
     /// 16400 px wide: more than llvmpipe's GL_MAX_TEXTURE_SIZE (16384). It must be scaled down, not
-    /// shown black: stretch shows all four 4100 px columns, fill the middle of the picture.
+    /// shown black: stretch shows all four 4100 px columns; fill shows 21 px around the middle,
+    /// the border between columns 1 and 2 (no cell centre there: the edges region, at ±3).
     func testWiderThanTheTextureLimit() throws {
         let c = try clip("size-16400x16.mkv")
         let checks: [(Show.Region, Int)] = [(.edges, 8), (.centres, 3)]
-        try play("16400x16", [Show(clip: c, mode: "stretch", checks: checks), Show(clip: c, checks: checks),
+        try play("16400x16", [Show(clip: c, mode: "stretch", checks: checks), Show(clip: c, checks: [(.edges, 3)]),
                               Show(clip: c, mode: "stretch", checks: checks)])
     }
 
@@ -506,47 +512,50 @@ final class FidelityTests: XCTestCase {
     }
 
     /// anim.gif: red, green, blue, white held 200, 500, 300, 1000 ms, looping. The trace shows the
-    /// four frames in order and each held for its delay: presented(next) - presented(this) within
-    /// one refresh (16.7 ms) plus `slack` (see below) of the delay.
+    /// four frames in order, pass after pass, each held for its delay.
+    ///
+    /// A hold on screen is presented(next) - presented(this) = WayLoop's commit spacing + the
+    /// change in the compositor's latency (presented - commit). sway 1.7's headless backend never
+    /// answers wp_presentation, so `presented` is the frame-callback time, and that latency wanders
+    /// with the load: measured here (4 runs of this GIF, 2 cores, llvmpipe, load 4-7 from other
+    /// work), steady-state holds were off by 1 to 66 ms while the commit spacing was within 3 ms of
+    /// the delays. So each hold may be off by one refresh (16.7 ms) plus that very frame's latency
+    /// change, measured from the trace itself (a change above 100 ms fails: nothing can be said);
+    /// and the commit spacing, WayLoop's own part, must be within one refresh of the delay.
     func testAnimatedGIFFramesAndDelays() throws {
         let gif = try clip("anim.gif")
         XCTAssertEqual(gif.timing.map(\.duration), [200, 500, 300, 1000], "anim.gif delays per ffprobe")
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-fidelity-gif-\(getpid())").path
         try? FileManager.default.removeItem(atPath: trace)
         defer { try? FileManager.default.removeItem(atPath: trace) }
-        // the colour check needs the frame on screen: the white frame (1 s) is the one to wait for
+        // the screenshot check waits for the white frame (held 1 s)
         var show = Show(clip: gif, checks: [(.centres, 3)])
         show.frame = 3
-        try play("gif", [show, nil, nil], trace: trace) { w, outputs in
+        try play("gif", [show, nil, nil], trace: trace) { _, outputs in
             let out = outputs[0]
-            // two full passes: holds of pass 0 and pass 1 (the first frame of pass 0 may wait for
-            // the surface to be configured; pass 1 is steady state)
-            let done = Wait.until(timeout: 8) {
-                TraceFile.records(trace).contains { $0.output == out && $0.pass >= 2 }
-            }
+            // two full passes and the start of a third
+            let done = Wait.until(timeout: 8) { TraceFile.records(trace).contains { $0.output == out && $0.pass >= 2 } }
             let recs = TraceFile.records(trace).filter { $0.output == out }
             XCTAssertTrue(done, "the trace did not reach pass 2 in 8 s: \(recs.map { "\($0.pass).\($0.index)" })")
-            // frames in order: 0,1,2,3 per pass, passes consecutive
-            let seq = recs.map { [$0.pass, $0.index] }
             var want: [[Int]] = []
             for p in 0...2 { for i in 0..<4 { want.append([p, i]) } }
-            XCTAssertEqual(Array(seq.prefix(9)), Array(want.prefix(9)), "frame order in the trace")
-            // holds
-            let refresh = 16_666_667.0, slack = Self.gifSlackNs
+            XCTAssertEqual(Array(recs.map { [$0.pass, $0.index] }.prefix(9)), Array(want.prefix(9)), "frames in the trace")
+            let refresh = 16_666_667.0
             var holds: [String] = []
-            for k in 0..<(recs.count - 1) where recs[k].pass <= 1 {
-                let held = Double(recs[k + 1].presented - recs[k].presented)
-                let delay = Double(gif.timing[recs[k].index].duration) * 1e6
-                holds.append("\(recs[k].pass).\(recs[k].index): \(Int(held / 1e6)) ms")
-                XCTAssertLessThanOrEqual(abs(held - delay), refresh + slack,
-                                         "frame \(recs[k].index) of pass \(recs[k].pass) held \(held / 1e6) ms, delay \(delay / 1e6) ms")
+            for k in 0..<max(0, recs.count - 1) where recs[k].pass <= 1 {
+                let (a, b) = (recs[k], recs[k + 1])
+                let delay = Double(gif.timing[a.index].duration) * 1e6
+                let held = Double(b.presented - a.presented), spacing = Double(b.commit - a.commit)
+                let latencyChange = abs(Double(b.presented - b.commit) - Double(a.presented - a.commit))
+                holds.append("\(a.pass).\(a.index): held \(Int(held / 1e6)) committed \(Int(spacing / 1e6)) ms")
+                let frame = "frame \(a.index) of pass \(a.pass) (delay \(Int(delay / 1e6)) ms)"
+                XCTAssertLessThanOrEqual(abs(spacing - delay), refresh,
+                                         "\(frame): the next frame was committed \(spacing / 1e6) ms later")
+                XCTAssertLessThan(latencyChange, 100e6, "\(frame): the compositor's latency changed by \(latencyChange / 1e6) ms")
+                XCTAssertLessThanOrEqual(abs(held - delay), refresh + latencyChange,
+                                         "\(frame): held \(held / 1e6) ms on screen (latency change \(latencyChange / 1e6) ms)")
             }
             print("fidelity: gif holds \(holds)")
-            XCTAssertTrue(w.isRunning)
         }
     }
-
-    /// Extra tolerance on a GIF frame's hold beyond one refresh: see the report in the commit that
-    /// added this file (measured on 2 cores with llvmpipe).
-    static let gifSlackNs = 8_000_000.0
 }
