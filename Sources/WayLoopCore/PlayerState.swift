@@ -1,0 +1,103 @@
+// The state of one output's player, after the seeds' explicit states: idle → loading → playing
+// ⇄ paused(reason), and → failed(kind, message). Pure: the shell feeds events and publishes the
+// transitions this returns (log at debug level; the control socket's subscribers, issue 6).
+
+public enum PauseReason: String, Sendable, CaseIterable, Comparable {
+    /// The user asked (SIGUSR1, `wayloop ctl pause`). Listed first: it wins.
+    case user
+    /// A fullscreen window is on the output (wlr-foreign-toplevel-management).
+    case fullscreen
+    /// Running on battery (--pause-on-battery).
+    case battery
+    /// The compositor stopped asking for frames (covered, off, hidden workspace).
+    case hidden
+
+    public static func < (a: PauseReason, b: PauseReason) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// Typed failures, after the seeds' player errors.
+public enum FailureKind: String, Sendable {
+    case resourceNotFound = "resource-not-found"
+    case invalidResource = "invalid-resource"
+    case playbackFailed = "playback-failed"
+}
+
+public enum PlayerState: Equatable, Sendable, CustomStringConvertible {
+    case idle
+    case loading
+    case playing
+    case paused(PauseReason)
+    case failed(FailureKind, String)
+
+    public var name: String {
+        switch self {
+        case .idle: return "idle"
+        case .loading: return "loading"
+        case .playing: return "playing"
+        case .paused: return "paused"
+        case .failed: return "failed"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .paused(let r): return "paused (\(r.rawValue))"
+        case .failed(let k, let m): return "failed (\(k.rawValue): \(m))"
+        default: return name
+        }
+    }
+}
+
+public enum PlayerEvent: Equatable, Sendable {
+    /// A video was assigned and is being opened.
+    case load
+    /// Its first frame is ready.
+    case ready
+    case fail(FailureKind, String)
+    case pause(PauseReason)
+    case resume(PauseReason)
+    /// No video any more (output removed, video unassigned).
+    case unload
+}
+
+public struct PlayerStateMachine: Equatable, Sendable {
+    public private(set) var state: PlayerState = .idle
+    /// Every reason currently holding the player; the first by priority is reported.
+    public private(set) var pauseReasons: Set<PauseReason> = []
+    private var loaded = false
+
+    public init() {}
+
+    /// Applies an event; returns the new state when it changed.
+    public mutating func apply(_ event: PlayerEvent) -> PlayerState? {
+        let old = state
+        switch event {
+        case .load:
+            loaded = false
+            state = .loading
+        case .ready:
+            guard state == .loading else { break }
+            loaded = true
+            state = settled()
+        case .fail(let kind, let message):
+            loaded = false
+            state = .failed(kind, message)
+        case .pause(let r):
+            pauseReasons.insert(r)
+            if loaded { state = settled() }
+        case .resume(let r):
+            pauseReasons.remove(r)
+            if loaded { state = settled() }
+        case .unload:
+            loaded = false
+            state = .idle
+        }
+        return state == old ? nil : state
+    }
+
+    private func settled() -> PlayerState {
+        pauseReasons.min().map { .paused($0) } ?? .playing
+    }
+}
