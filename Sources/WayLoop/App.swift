@@ -78,6 +78,10 @@ final class App {
             return .alreadyRunning
         }
         defer { lock.release() }
+        // Large blocks (decoded frames, buffers of outputs that come and go) always through
+        // mmap, so freeing them returns the memory: glibc's moving threshold would otherwise
+        // keep them in the heap after the first free, and RSS would creep up (measured).
+        _ = glibcMallopt(mallocMmapThreshold, 128 * 1024)
         let app = App(options: options, log: log, display: display, signals: signals, wakeup: wakeup)
         app.failedVideos = failed
         let status = app.start() ?? app.mainLoop()
@@ -404,7 +408,8 @@ extension App: OutputDelegate {
             let what = settings(for: output.globalName).map { "'\($0.video)'" } ?? "nothing (no entry matches)"
             log.debug("\(output.displayName): \(i.modeSize) scale \(i.scale) (\(i.description)): for \(what)")
             if let s = settings(for: output.globalName), let e = failedVideos[s.video] {
-                log.notice("\(output.displayName): no wallpaper: \(e)")
+                // The error line named the file already; this says which output it leaves bare.
+                log.debug("\(output.displayName): no wallpaper: \(e)")
             }
             if exitStatus == nil && registry?.layerShell != nil && egl != nil { syncVideos() }
             ensureWallpaper(output)
@@ -444,3 +449,8 @@ extension App: ToplevelsDelegate {
         log.notice("\(o.displayName): " + (reason.map { "paused (\($0))" } ?? "resumed"))
     }
 }
+
+/// glibc's mallopt(3) and M_MMAP_THRESHOLD (<malloc.h>, which the Glibc module does not export).
+@_silgen_name("mallopt")
+private func glibcMallopt(_ param: Int32, _ value: Int32) -> Int32
+private let mallocMmapThreshold: Int32 = -3

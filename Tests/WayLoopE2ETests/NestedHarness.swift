@@ -42,6 +42,7 @@ final class NestedSway: @unchecked Sendable {
     func showOutput(_ name: String) throws { try run(["show-output", dir, name]) }
 
     struct OutputState {
+        var position: (x: Int, y: Int)
         var logical: (w: Int, h: Int)
         var mode: (w: Int, h: Int)
         var scale: Double
@@ -57,11 +58,24 @@ final class NestedSway: @unchecked Sendable {
         for o in list {
             guard let name = o["name"] as? String, let rect = o["rect"] as? [String: Any],
                   let mode = o["current_mode"] as? [String: Any] else { continue }
-            out[name] = OutputState(logical: (rect["width"] as? Int ?? -1, rect["height"] as? Int ?? -1),
+            out[name] = OutputState(position: (rect["x"] as? Int ?? 0, rect["y"] as? Int ?? 0),
+                                    logical: (rect["width"] as? Int ?? -1, rect["height"] as? Int ?? -1),
                                     mode: (mode["width"] as? Int ?? -1, mode["height"] as? Int ?? -1),
                                     scale: (o["scale"] as? NSNumber)?.doubleValue ?? -1)
         }
         return out
+    }
+
+    /// Row `y` (logical) of an output at scale 1, captured alone: a small grim region is quick
+    /// enough to time things with (a whole-output screenshot takes 100-500 ms on a loaded machine).
+    func row(_ output: String, y: Int, state: OutputState? = nil) throws -> Image {
+        guard let o = try state ?? outputs()[output] else { throw HarnessError("no output \(output)") }
+        let file = dir + "/row-\(output)-\(UUID().uuidString.prefix(6)).ppm"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let r = Shell.run(["grim", "-t", "ppm", "-g", "\(o.position.x),\(o.position.y + y) \(o.logical.w)x1", file],
+                          env: env, timeout: 15)
+        guard r.status == 0 else { throw HarnessError("grim of a row of \(output) failed: \(r.stderr)") }
+        return try Image(ppm: Data(contentsOf: URL(fileURLWithPath: file)))
     }
 }
 
