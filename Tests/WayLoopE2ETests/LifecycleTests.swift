@@ -18,7 +18,10 @@ final class LifecycleTests: XCTestCase {
             let w = try startPlaying(sway)
             let start = Date()
             XCTAssertEqual(w.stop(signal: sig), 0, "signal \(sig): \(w.stderr)")
-            XCTAssertLessThan(Date().timeIntervalSince(start), 5, "took too long to stop")
+            let took = Date().timeIntervalSince(start)
+            print("signal \(sig): exited in \(Int(took * 1000)) ms (polled every 20 ms)")
+            // Issue 5 asks for 200 ms; the bound leaves room for a loaded machine's scheduling.
+            XCTAssertLessThan(took, 0.5, "took \(took) s to stop")
             XCTAssertFalse(w.crashed)
         }
     }
@@ -45,5 +48,28 @@ final class LifecycleTests: XCTestCase {
             XCTAssertTrue(w.waitFor("HEADLESS-1 (1280x720, scale 1): showing"), "wl_output v\(version): \(w.stderr)")
             XCTAssertEqual(w.stop(), 0)
         }
+    }
+
+    /// A rotated output (wl_output transform 90): the surface is reconfigured to the turned
+    /// size and the picture is aspect-filled, upright, at that size.
+    func testRotatedOutputIsFilledAtItsTurnedSize() throws {
+        let sway = try Compositor(kind: "start-sway")
+        defer { sway.stop() }
+        let w = try startPlaying(sway)
+        let r = sway.swaymsg(["output", sway.outputs[0], "transform", "90"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let cells = try GridPicture.colors()
+        var report = ""
+        let ok = Wait.until(timeout: 10) {
+            guard let img = try? sway.shot(sway.outputs[0]), img.width == 720, img.height == 1280 else {
+                report = "no 720x1280 screenshot"
+                return false
+            }
+            let f = GridPicture.fillReport(img, cells: cells)
+            report = f.report
+            return f.ok
+        }
+        XCTAssertTrue(ok, "rotated output not aspect-filled: \(report); \(w.stderr)")
+        XCTAssertEqual(w.stop(), 0)
     }
 }
