@@ -10,9 +10,6 @@ final class PlaybackTests: XCTestCase {
     static let trace = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-e2e-trace-\(getpid())").path
     static let shapes = ["1280x720", "1024x768", "720x1280"]
 
-    // The grid clip (scripts/make-clips): 1280x720, 4×4 cells of 320×180, a box at 600..680 ×
-    // 320..400 cycling white/black/grey every 10 frames, 30 frames at 30 fps.
-    static let video = (w: 1280.0, h: 720.0)
 
     override class func setUp() {
         super.setUp()
@@ -41,47 +38,19 @@ final class PlaybackTests: XCTestCase {
         return (Self.sway!, Self.wayloop!)
     }
 
-    private func gridColors() throws -> [[RGB8]] {
-        let text = try String(contentsOfFile: Repo.clip("grid.txt"), encoding: .utf8)
-        var cells = Array(repeating: Array(repeating: RGB8(0, 0, 0), count: 4), count: 4)
-        for line in text.split(separator: "\n") {
-            let f = line.split(separator: " ")
-            guard f.count == 3, let c = Int(f[0]), let r = Int(f[1]), let rgb = RGB8(hex: String(f[2])) else { continue }
-            cells[r][c] = rgb
-        }
-        return cells
-    }
-
-    /// Waits until the output shows a frame whose every chosen point matches the grid (or times out).
+    /// Waits until the output shows a frame whose every chosen point matches the grid (or times
+    /// out); the independent aspect-fill maths is GridPicture.fillReport's.
     private func fillCheck(output: String, size: (Int, Int), sway: Compositor) throws -> (ok: Bool, report: String) {
-        let cells = try gridColors()
-        let (W, H) = (Double(size.0), Double(size.1))
-        // Independent aspect-fill maths: the scale that covers the output, centred.
-        let scale = max(W / Self.video.w, H / Self.video.h)
+        let cells = try GridPicture.colors()
         var report = ""
         let ok = Wait.until(timeout: 10) {
             guard let img = try? sway.shot(output), img.width == size.0, img.height == size.1 else {
                 report = "no screenshot of the expected size"
                 return false
             }
-            var bad: [String] = []
-            var checked = 0
-            for gy in 0..<12 {
-                for gx in 0..<12 {
-                    let sx = (Double(gx) + 0.5) * W / 12, sy = (Double(gy) + 0.5) * H / 12
-                    let vx = (sx - W / 2) / scale + Self.video.w / 2, vy = (sy - H / 2) / scale + Self.video.h / 2
-                    // Skip points near cell borders (compression, filtering) and in the centre box.
-                    let fx = vx.truncatingRemainder(dividingBy: 320), fy = vy.truncatingRemainder(dividingBy: 180)
-                    if fx < 24 || fx > 296 || fy < 24 || fy > 156 { continue }
-                    if vx > 580 && vx < 700 && vy > 300 && vy < 420 { continue }
-                    let want = cells[Int(vy / 180)][Int(vx / 320)]
-                    let got = img.pixel(Int(sx), Int(sy))
-                    checked += 1
-                    if !got.close(to: want, tolerance: 40) { bad.append("(\(Int(sx)),\(Int(sy))) got \(got) want \(want)") }
-                }
-            }
-            report = "\(checked) points checked; mismatches: \(bad.prefix(6))"
-            return checked >= 20 && bad.isEmpty
+            let r = GridPicture.fillReport(img, cells: cells)
+            report = r.report
+            return r.ok
         }
         return (ok, report)
     }

@@ -31,6 +31,15 @@ final class VisibilityTests: XCTestCase {
         return (sway, w)
     }
 
+    /// True once the trace stops growing for 300 ms (the frames in flight have landed).
+    private func traceSettles(_ trace: String) -> Bool {
+        Wait.until(timeout: 5) {
+            let n = TraceFile.records(trace).count
+            usleep(300_000)
+            return TraceFile.records(trace).count == n
+        }
+    }
+
     private func tracePath(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-vis-\(getpid())-\(name)").path
     }
@@ -43,12 +52,7 @@ final class VisibilityTests: XCTestCase {
         let (sway, w) = try play(trace: trace)
         try sway.cover()
         // Let the frames in flight land, then measure a 5 s window.
-        let settled = Wait.until(timeout: 5) {
-            let n = TraceFile.records(trace).count
-            usleep(300_000)
-            return TraceFile.records(trace).count == n
-        }
-        XCTAssertTrue(settled, "frames kept coming while covered")
+        XCTAssertTrue(traceSettles(trace), "frames kept coming while covered")
         let frames0 = TraceFile.records(trace).count
         let cpu0 = Proc.cpuTicks(w.pid)
         let windowEnd = Date().addingTimeInterval(5)
@@ -85,12 +89,7 @@ final class VisibilityTests: XCTestCase {
         let (_, w) = try play(trace: trace)
         kill(w.pid, SIGUSR1)
         XCTAssertTrue(w.waitFor("paused"), w.stderr)
-        let settled = Wait.until(timeout: 5) {
-            let n = TraceFile.records(trace).count
-            usleep(300_000)
-            return TraceFile.records(trace).count == n
-        }
-        XCTAssertTrue(settled, "frames kept coming while paused")
+        XCTAssertTrue(traceSettles(trace), "frames kept coming while paused")
         let n = TraceFile.records(trace).count
         kill(w.pid, SIGUSR1)
         XCTAssertTrue(w.waitFor("resumed"), w.stderr)
