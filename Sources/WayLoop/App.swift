@@ -336,13 +336,23 @@ final class App {
                 renderer.upload(frame.payload.frame, into: v.textures!)
                 v.uploadedSerial = v.serial
             }
-            renderer.draw(v.textures!, orientation: v.info?.orientation ?? .upright, buffer: w.bufferSize, settings: s)
+            let orientation = v.info?.orientation ?? .upright
+            renderer.draw(v.textures!, orientation: orientation, buffer: w.bufferSize, settings: s,
+                          shared: sharesPicture(v, size: w.bufferSize, orientation: orientation))
             w.requestFrame()
             trace?.committing(output: id, name: outputName(id), surface: w.surface, frame: frame, at: now)
             if !egl.swap(surface) { log.error("\(outputName(id)): eglSwapBuffers failed (EGL error 0x\(String(eglGetError(), radix: 16)))") }
             w.didDraw(serial: v.serial)
             v.lastDrawn = now
         }
+    }
+
+    /// Two or more outputs show `v` on buffers of its display size: one conversion serves all.
+    private func sharesPicture(_ v: Video, size: Size, orientation: Orientation) -> Bool {
+        guard let t = v.textures, orientation.displaySize(t.size) == size else { return false }
+        var n = 0
+        for (id, w) in wallpapers where w.bufferSize == size && outputSettings[id]?.video == v.path { n += 1 }
+        return n >= 2
     }
 
     /// No output showing `v` can take a frame: all hidden, covered or paused for a reason.

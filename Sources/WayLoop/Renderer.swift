@@ -23,10 +23,22 @@ final class VideoTextures {
     fileprivate var interleavedCount = 0
     /// Coded size of the uploaded frame.
     fileprivate(set) var size = Size(width: 0, height: 0)
+    /// Bumped by every upload; the shared picture below follows it.
+    fileprivate var uploads: UInt64 = 0
+    /// For several outputs of the video's own size: the picture converted once per frame into a
+    /// BGRA framebuffer (stored upside down, so that a flipping blit is a row copy) and copied to
+    /// each output with glBlitFramebuffer. Created on first use.
+    fileprivate var sharedFBO: GLuint = 0
+    fileprivate var sharedTexture: GLuint = 0
+    fileprivate var sharedSize = Size(width: 0, height: 0)
+    fileprivate var sharedUploads: UInt64 = 0
+    fileprivate var sharedDim = -1.0
 
     init() { glGenTextures(2, &names) }
     deinit {
         glDeleteTextures(2, names)
+        if sharedFBO != 0 { glDeleteFramebuffers(1, &sharedFBO) }
+        if sharedTexture != 0 { glDeleteTextures(1, &sharedTexture) }
         interleaved?.deallocate()
     }
 }
@@ -103,6 +115,7 @@ final class Renderer {
         let w = Int(f.width), h = Int(f.height)
         let cw = -((-w) >> Int(layout.chromaShiftX)), ch = -((-h) >> Int(layout.chromaShiftY))
         textures.size = Size(width: w, height: h)
+        textures.uploads &+= 1
         let colour = (f.colorspace.rawValue, f.color_range.rawValue, layout.impliesFullRange)
         if textures.colourKey.map({ $0 != colour }) ?? true {
             textures.colourKey = colour
@@ -163,8 +176,49 @@ final class Renderer {
                         format, GLenum(GL_UNSIGNED_BYTE), data)
     }
 
-    /// Draws `textures` on the current surface of `buffer` pixels.
-    func draw(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings) {
+    /// Draws `textures` on the current surface of `buffer` pixels. `shared`: other outputs of
+    /// this size show the same video, so the converted picture is kept and copied (measured on
+    /// llvmpipe: the y-flipped blit into a window buffer costs next to nothing, while shading the
+    /// picture again costs as much as the first time).
+    func draw(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings, shared: Bool) {
+        let display = orientation.displaySize(textures.size)
+        if shared && display == buffer && settings.mode != .tile {
+            drawShared(textures, orientation: orientation, size: buffer, settings: settings)
+            return
+        }
+        drawPicture(textures, orientation: orientation, buffer: buffer, settings: settings, flipped: false)
+    }
+
+    private func drawShared(_ textures: VideoTextures, orientation: Orientation, size: Size, settings: OutputSettings) {
+        if textures.sharedFBO == 0 {
+            glGenFramebuffers(1, &textures.sharedFBO)
+            glGenTextures(1, &textures.sharedTexture)
+        }
+        if textures.sharedSize != size {
+            textures.sharedSize = size
+            textures.sharedUploads = 0
+            glBindTexture(GLenum(GL_TEXTURE_2D), textures.sharedTexture)
+            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(GL_BGRA_EXT), GLsizei(size.width), GLsizei(size.height), 0,
+                         GLenum(GL_BGRA_EXT), GLenum(GL_UNSIGNED_BYTE), nil)
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), textures.sharedFBO)
+            glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D),
+                                   textures.sharedTexture, 0)
+        }
+        if textures.sharedUploads != textures.uploads || textures.sharedDim != settings.dim {
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), textures.sharedFBO)
+            drawPicture(textures, orientation: orientation, buffer: size, settings: settings, flipped: true)
+            textures.sharedUploads = textures.uploads
+            textures.sharedDim = settings.dim
+        }
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), textures.sharedFBO)
+        glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), 0)
+        glBlitFramebuffer(0, 0, GLint(size.width), GLint(size.height), 0, GLint(size.height), GLint(size.width), 0,
+                          GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+    }
+
+    private func drawPicture(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings,
+                             flipped: Bool) {
         let display = orientation.displaySize(textures.size)
         let placement = Placement.compute(video: display, output: buffer, mode: settings.mode)
         glViewport(0, 0, GLsizei(buffer.width), GLsizei(buffer.height))
@@ -193,8 +247,14 @@ final class Renderer {
         // Destination in clip space (y up); the vertex shader flips the quad's y.
         let d = placement.destination
         let bw = Double(buffer.width), bh = Double(buffer.height)
-        glUniform4f(uDestination, GLfloat(d.x / bw * 2 - 1), GLfloat(1 - (d.y + d.height) / bh * 2),
-                    GLfloat(d.width / bw * 2), GLfloat(d.height / bh * 2))
+        if flipped {
+            // Top of the picture on row 0: stored the way the window buffer stores rows.
+            glUniform4f(uDestination, GLfloat(d.x / bw * 2 - 1), GLfloat(d.y / bh * 2 - 1) + GLfloat(d.height / bh * 2),
+                        GLfloat(d.width / bw * 2), -GLfloat(d.height / bh * 2))
+        } else {
+            glUniform4f(uDestination, GLfloat(d.x / bw * 2 - 1), GLfloat(1 - (d.y + d.height) / bh * 2),
+                        GLfloat(d.width / bw * 2), GLfloat(d.height / bh * 2))
+        }
         let s = placement.source
         glUniform4f(uSource, GLfloat(s.x), GLfloat(s.y), GLfloat(s.width), GLfloat(s.height))
         // rgb = brightness · (M · (Y, Cb, Cr) + offset), one vec4 row per channel.

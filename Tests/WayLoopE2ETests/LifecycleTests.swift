@@ -72,4 +72,32 @@ final class LifecycleTests: XCTestCase {
         XCTAssertTrue(ok, "rotated output not aspect-filled: \(report); \(w.stderr)")
         XCTAssertEqual(w.stop(), 0)
     }
+
+    /// Two outputs of the video's own size share one converted picture (copied with a blit):
+    /// both show it upright and whole, and both keep playing.
+    func testTwoOutputsOfTheVideoSizeShareOnePicture() throws {
+        let sway = try Compositor(kind: "start-sway", outputs: ["1280x720", "1280x720"])
+        defer { sway.stop() }
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-share-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: trace)
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        _ = Repo.clips
+        let w = try Wayloop(["--trace-frames", trace, Repo.clip("grid.mp4")], env: sway.env)
+        let cells = try GridPicture.colors()
+        for name in sway.outputs {
+            var report = ""
+            let ok = Wait.until(timeout: 10) {
+                guard let img = try? sway.shot(name) else { return false }
+                let f = GridPicture.fillReport(img, cells: cells)
+                report = f.report
+                return f.ok
+            }
+            XCTAssertTrue(ok, "\(name): \(report); \(w.stderr)")
+        }
+        XCTAssertTrue(Wait.until(timeout: 10) {
+            let r = TraceFile.records(trace)
+            return sway.outputs.allSatisfy { o in r.filter { $0.output == o }.count >= 30 }
+        }, "both outputs should keep presenting frames")
+        XCTAssertEqual(w.stop(), 0)
+    }
 }
