@@ -123,6 +123,11 @@ final class App {
             return .missingProtocol
         }
         for o in outputs.values { o.commitWithoutDone() }
+        // Decoders start now, while EGL and the shaders come up (they overlap: ~90 ms here).
+        av_quiet()
+        for path in options.videos where failedVideos[path] == nil {
+            guard startVideo(path) else { return .failure }
+        }
         if let m = registry.toplevelManager {
             let t = Toplevels(manager: m)
             t.delegate = self
@@ -135,7 +140,9 @@ final class App {
             guard eglMakeCurrent(egl.display, wlx_egl_no_surface(), wlx_egl_no_surface(), egl.context) == EGL_TRUE else {
                 throw GraphicsError("EGL cannot make the context current without a surface")
             }
-            renderer = try Renderer()
+            let r = try Renderer()
+            renderer = r
+            for v in videos.values { v.maxTextureSize = r.maxTextureSize }
         } catch {
             log.scoped("egl").error("\(error)")
             return .failure
@@ -148,10 +155,6 @@ final class App {
             if let p = registry.presentation, registry.presentationClock == UInt32(CLOCK_MONOTONIC) { t.presentation = p }
             trace = t
         }
-        av_quiet()
-        for path in options.videos where failedVideos[path] == nil {
-            guard startVideo(path) else { return .failure }
-        }
         for case .named(let pattern) in options.entries.map(\.selector) where !outputs.values.contains(where: {
             OutputMatch.matches(pattern: pattern, name: $0.info.name, description: $0.info.description)
         }) {
@@ -163,7 +166,7 @@ final class App {
 
     private func startVideo(_ path: String) -> Bool {
         guard let v = Video(path: path, queueFrames: options.queueFrames, wakeup: wakeup,
-                            maxTextureSize: renderer?.maxTextureSize ?? 4096, log: log.scoped("video")) else {
+                            maxTextureSize: renderer?.maxTextureSize, log: log.scoped("video")) else {
             log.error("cannot start a decoder thread: \(Sys.errnoText())")
             return false
         }

@@ -66,10 +66,16 @@ final class FrameChannel: @unchecked Sendable {
     private var stopRequested = false
     let wakeup: WakeupFD
     /// GL_MAX_TEXTURE_SIZE: larger pictures are scaled down by the decoder (never a black screen).
-    let maxTextureSize: Int
+    /// The decoder may start before GL is up (to overlap start-up): until the renderer says, it
+    /// assumes 4096, which every GLES 3 implementation in use supports.
+    private var _maxTextureSize = 4096
+    var maxTextureSize: Int {
+        get { lock.withLock { _maxTextureSize } }
+        set { lock.withLock { _maxTextureSize = newValue } }
+    }
 
-    init(capacity: Int, wakeup: WakeupFD, maxTextureSize: Int) {
-        self.maxTextureSize = maxTextureSize
+    init(capacity: Int, wakeup: WakeupFD, maxTextureSize: Int?) {
+        if let maxTextureSize { _maxTextureSize = maxTextureSize }
         queue = BoundedQueue(capacity: capacity)
         pool.reserveCapacity(capacity + 4)
         self.wakeup = wakeup

@@ -8,7 +8,10 @@ final class Video {
     private var channel: FrameChannel
     private var thread: WorkerThread?
     private let queueFrames: Int
-    private let maxTextureSize: Int
+    /// GL_MAX_TEXTURE_SIZE, once the renderer knows it (passed on to the decoder).
+    var maxTextureSize: Int? {
+        didSet { if let m = maxTextureSize { channel.maxTextureSize = m } }
+    }
     /// The decoder and its frames were released (nothing presented for a while).
     private(set) var isReleased = false
     /// When a frame of this video was last committed on any output.
@@ -30,7 +33,7 @@ final class Video {
     var textures: VideoTextures?
     var uploadedSerial: UInt64 = 0
 
-    init?(path: String, queueFrames: Int, wakeup: WakeupFD, maxTextureSize: Int, log: Logger) {
+    init?(path: String, queueFrames: Int, wakeup: WakeupFD, maxTextureSize: Int?, log: Logger) {
         self.path = path
         self.log = log
         self.queueFrames = queueFrames
