@@ -25,8 +25,6 @@ final class Registry {
     private(set) var presentation: OpaquePointer?
     /// The clock wp_presentation timestamps are on (clock_id event); nil until it arrives.
     private(set) var presentationClock: UInt32?
-    /// Interface names the compositor advertised (for messages and debugging).
-    private(set) var advertised: [String] = []
 
     // The versions this client implements (bind min(advertised, implemented)).
     static let compositorVersion: UInt32 = 4
@@ -62,7 +60,6 @@ final class Registry {
     }
 
     fileprivate func global(name: UInt32, interface: String, version: UInt32) {
-        advertised.append(interface)
         switch interface {
         case "wl_compositor":
             compositor = bind(name, wlx_compositor_interface(), min(version, Self.compositorVersion))

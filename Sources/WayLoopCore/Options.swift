@@ -171,6 +171,12 @@ public enum OptionParser {
             guard i < args.count else { throw .missingValue(option: opt) }
             return args[i]
         }
+        /// The option's value, converted; `expected` says what it should have been.
+        func parsed<T>(_ opt: String, _ expected: String, _ convert: (String) -> T?) throws(UsageError) -> T {
+            let v = try value(opt)
+            guard let t = convert(v) else { throw .badValue(option: opt, value: v, expected: expected) }
+            return t
+        }
         // A bare VIDEO is for every output without a more specific entry, wherever it stands.
         func positional(_ video: String) throws(UsageError) {
             if !scoped {
@@ -202,35 +208,19 @@ public enum OptionParser {
                 if current.video != nil { throw .unexpectedArgument(v) }
                 current.video = v
             case "-m", "--mode":
-                let v = try value(arg)
-                guard let m = ScaleMode(rawValue: v) else {
-                    throw .badValue(option: arg, value: v, expected: "one of fill, fit, stretch, center, tile")
-                }
-                current.mode = m
+                current.mode = try parsed(arg, "one of fill, fit, stretch, center, tile") { ScaleMode(rawValue: $0) }
             case "-c", "--color":
-                let v = try value(arg)
-                guard let c = RGB(hex: v) else { throw .badValue(option: arg, value: v, expected: "a colour RRGGBB") }
-                current.color = c
+                current.color = try parsed(arg, "a colour RRGGBB") { RGB(hex: $0) }
             case "--dim":
-                let v = try value(arg)
-                guard let d = Double(v), d >= 0, d <= 1 else {
-                    throw .badValue(option: arg, value: v, expected: "a number from 0 to 1")
-                }
-                current.dim = d
+                current.dim = try parsed(arg, "a number from 0 to 1") { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }
             case "--log-level":
-                let v = try value(arg)
-                guard let l = LogLevel(name: v) else {
-                    throw .badValue(option: arg, value: v, expected: "one of error, notice, debug, trace")
-                }
-                options.logLevel = l
+                options.logLevel = try parsed(arg, "one of error, notice, debug, trace") { LogLevel(name: $0) }
             case "-v", "--verbose":
                 options.logLevel = .debug
             case "--queue-frames":
-                let v = try value(arg)
-                guard let n = Int(v), (2...120).contains(n) else {
-                    throw .badValue(option: arg, value: v, expected: "a whole number from 2 to 120")
+                options.queueFrames = try parsed(arg, "a whole number from 2 to 120") {
+                    Int($0).flatMap { (2...120).contains($0) ? $0 : nil }
                 }
-                options.queueFrames = n
             case "--trace-frames":
                 options.traceFile = try value(arg)
             case "--no-fullscreen-pause":
@@ -238,11 +228,9 @@ public enum OptionParser {
             case "--pause-on-battery":
                 options.pauseOnBattery = true
             case "--release-after":
-                let v = try value(arg)
-                guard let d = Double(v), d >= 0.1, d <= 86_400 else {
-                    throw .badValue(option: arg, value: v, expected: "a number of seconds from 0.1 to 86400")
+                options.releaseAfter = try parsed(arg, "a number of seconds from 0.1 to 86400") {
+                    Double($0).flatMap { (0.1...86_400).contains($0) ? $0 : nil }
                 }
-                options.releaseAfter = d
             case "--":
                 for rest in args[(i + 1)...] { try positional(rest) }
                 i = args.count

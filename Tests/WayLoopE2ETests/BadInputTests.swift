@@ -4,27 +4,20 @@ import Foundation
 import XCTest
 
 final class BadInputTests: XCTestCase {
-    nonisolated(unsafe) static var sway: Compositor?
-    nonisolated(unsafe) static var startError: String?
+    nonisolated(unsafe) static var shared: SharedCompositor?
 
     override class func setUp() {
         super.setUp()
-        do {
-            _ = Repo.clips
-            sway = try Compositor(kind: "start-sway", outputs: ["640x480"])
-        } catch {
-            startError = "\(error)"
-        }
+        shared = SharedCompositor(outputs: ["640x480"])
     }
 
     override class func tearDown() {
-        sway?.stop()
+        shared?.stop()
         super.tearDown()
     }
 
     private func env() throws -> [String: String] {
-        if let e = Self.startError { throw HarnessError(e) }
-        return Self.sway!.env
+        try Self.shared!.get().env
     }
 
     /// Runs wayloop to its exit and checks status, the single stderr line and its content.

@@ -319,3 +319,22 @@ extension Proc {
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 }
+
+/// A compositor shared by the tests of one class: started once in the class's setUp. A failure
+/// to start is kept and thrown by every test that asks for it (a failure, never a skip).
+final class SharedCompositor: @unchecked Sendable {
+    private let result: Result<Compositor, HarnessError>
+
+    init(kind: String = "start-sway", outputs: [String]) {
+        _ = Repo.clips
+        do {
+            result = .success(try Compositor(kind: kind, outputs: outputs))
+        } catch {
+            result = .failure(HarnessError("\(error)"))
+        }
+    }
+
+    func get() throws -> Compositor { try result.get() }
+
+    func stop() { if case .success(let c) = result { c.stop() } }
+}

@@ -5,25 +5,19 @@ import Foundation
 import XCTest
 
 final class SeamTests: XCTestCase {
-    nonisolated(unsafe) static var sway: Compositor?
-    nonisolated(unsafe) static var startError: String?
     /// sway's headless outputs tick at 60 Hz.
     static let refresh: Int64 = 16_666_667
     /// Scheduling slack on top of one refresh for commit times (poll wake-up, a loaded machine).
     static let slack: Int64 = 3_000_000
+    nonisolated(unsafe) static var shared: SharedCompositor?
 
     override class func setUp() {
         super.setUp()
-        do {
-            _ = Repo.clips
-            sway = try Compositor(kind: "start-sway", outputs: ["640x360"])
-        } catch {
-            startError = "\(error)"
-        }
+        shared = SharedCompositor(outputs: ["640x360"])
     }
 
     override class func tearDown() {
-        sway?.stop()
+        shared?.stop()
         super.tearDown()
     }
 
@@ -40,8 +34,7 @@ final class SeamTests: XCTestCase {
     @discardableResult
     private func checkSeam(_ clip: String, frames: Int, loopLength: Int64, durations: [Int64]? = nil,
                            file: StaticString = #filePath, line: UInt = #line) throws -> SeamReport {
-        if let e = Self.startError { throw HarnessError(e) }
-        let sway = Self.sway!
+        let sway = try Self.shared!.get()
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-seam-\(getpid())-\(clip)").path
         try? FileManager.default.removeItem(atPath: trace)
         defer { try? FileManager.default.removeItem(atPath: trace) }

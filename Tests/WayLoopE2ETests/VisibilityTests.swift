@@ -4,27 +4,20 @@ import Foundation
 import XCTest
 
 final class VisibilityTests: XCTestCase {
-    nonisolated(unsafe) static var sway: Compositor?
-    nonisolated(unsafe) static var startError: String?
+    nonisolated(unsafe) static var shared: SharedCompositor?
 
     override class func setUp() {
         super.setUp()
-        do {
-            _ = Repo.clips
-            sway = try Compositor(kind: "start-sway", outputs: ["800x450"])
-        } catch {
-            startError = "\(error)"
-        }
+        shared = SharedCompositor(outputs: ["800x450"])
     }
 
     override class func tearDown() {
-        sway?.stop()
+        shared?.stop()
         super.tearDown()
     }
 
     private func play(trace: String) throws -> (Compositor, Wayloop) {
-        if let e = Self.startError { throw HarnessError(e) }
-        let sway = Self.sway!
+        let sway = try Self.shared!.get()
         try? FileManager.default.removeItem(atPath: trace)
         let w = try Wayloop(["--trace-frames", trace, Repo.clip("grid.mp4")], env: sway.env)
         XCTAssertTrue(Wait.until(timeout: 20) { TraceFile.records(trace).count >= 5 }, "not playing: \(w.stderr)")
@@ -116,8 +109,7 @@ final class VisibilityTests: XCTestCase {
     /// After --release-after seconds hidden, the decoder and its frames are freed (RSS drops);
     /// when the output is shown again, decoding restarts and frames come back.
     func testLongHiddenReleasesMemoryAndComesBack() throws {
-        if let e = Self.startError { throw HarnessError(e) }
-        let sway = Self.sway!
+        let sway = try Self.shared!.get()
         let trace = tracePath("release")
         defer { try? FileManager.default.removeItem(atPath: trace) }
         try? FileManager.default.removeItem(atPath: trace)
@@ -143,8 +135,7 @@ final class VisibilityTests: XCTestCase {
     /// --pause-on-battery reads sysfs (here a fake power_supply tree): discharging → paused,
     /// mains back online → resumed.
     func testPauseOnBattery() throws {
-        if let e = Self.startError { throw HarnessError(e) }
-        var env = Self.sway!.env
+        var env = try Self.shared!.get().env
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-power-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
         defer { try? FileManager.default.removeItem(atPath: dir) }
