@@ -6,36 +6,54 @@ import Glibc
 import WayLoopCore
 
 final class App {
-    private let options: Options
-    private let log: Logger
-    private let display: OpaquePointer
-    private let signals: SignalFD
-    private let wakeup: WakeupFD
-    private let loop: EventLoop
-    private var registry: Registry?
-    private var egl: EGL?
-    private var renderer: Renderer?
-    private var outputs: [UInt32: Output] = [:]
-    private var wallpapers: [UInt32: Wallpaper] = [:]
-    /// Each output's resolved settings (nil: no entry names a video for it), fixed on `done`.
-    private var outputSettings: [UInt32: OutputSettings] = [:]
-    /// Running decoders, one per distinct file that an output shows (or, at start-up, that the
-    /// command line names, so that every file is checked before anything is shown).
-    private var videos: [String: Video] = [:]
-    /// Files that cannot be played, and why. Their outputs get no surface.
-    private var failedVideos: [String: VideoError] = [:]
-    private var toplevels: Toplevels?
-    /// The last power-supply reading (only with --pause-on-battery), and when to look again.
-    private var onBattery = false
-    private var nextPowerCheck: Nanos = 0
-    private var releaseAfter: Nanos { Nanos(options.releaseAfter * 1e9) }
-    /// SIGUSR1 toggles a pause of every video.
-    private var userPaused = false
-    private var trace: FrameTrace?
-    private var exitStatus: ExitStatus?
+    /// What applies now: `entries` = the config file's, then the command line's, then `ctl set`'s.
+    var options: Options
+    /// The command line as given at start or by the last hand-over (its entries are the middle layer).
+    var commandLine: Options
+    var configEntries: [OutputEntry] = []
+    var runtimeEntries: [OutputEntry] = []
+    let log: Logger
+    let display: OpaquePointer
+    let signals: SignalFD
+    let wakeup: WakeupFD
+    let loop: EventLoop
+    var control: ControlServer?
+    var registry: Registry?
+    var egl: EGL?
+    var renderer: Renderer?
+    var outputs: [UInt32: Output] = [:]
+    var wallpapers: [UInt32: Wallpaper] = [:]
+    /// What each output's entries ask for (nil: no entry names a video for it).
+    var targets: [UInt32: OutputSettings] = [:]
+    /// What each output draws: settings whose video is ready. Lags `targets` while a new video
+    /// opens (the old one keeps playing), and keeps the old one if the new one fails.
+    var outputSettings: [UInt32: OutputSettings] = [:]
+    /// Outputs that show a fallback colour (their video failed and nothing else plays there).
+    var solid: [UInt32: RGB] = [:]
+    /// Each output's state machine (idle, loading, playing, paused(reason), failed).
+    var players: [UInt32: PlayerStateMachine] = [:]
+    /// Running decoders, one per distinct file that an output shows or is about to show (or,
+    /// at start-up, that the command line names, so that every file is checked first).
+    var videos: [String: Video] = [:]
+    /// Files that cannot be played, and why.
+    var failedVideos: [String: VideoError] = [:]
+    /// Requests answered once the videos they opened are ready or failed.
+    var pending: [PendingReply] = []
+    /// A video was ready once: from then on, failures never end the process.
+    var started = false
+    var toplevels: Toplevels?
+    /// The last power-supply reading (only while an output pauses on battery), and when to look again.
+    var onBattery = false
+    var nextPowerCheck: Nanos = 0
+    var releaseAfter: Nanos { Nanos(options.releaseAfter * 1e9) }
+    var trace: FrameTrace?
+    var exitStatus: ExitStatus?
 
-    private init(options: Options, log: Logger, display: OpaquePointer, signals: SignalFD, wakeup: WakeupFD) {
+    private init(options: Options, commandLine: Options, configEntries: [OutputEntry], log: Logger,
+                 display: OpaquePointer, signals: SignalFD, wakeup: WakeupFD) {
         self.options = options
+        self.commandLine = commandLine
+        self.configEntries = configEntries
         self.log = log
         self.display = display
         self.signals = signals
@@ -43,18 +61,58 @@ final class App {
         loop = EventLoop(display: display, wakeupFD: wakeup.fd, signalFD: signals.fd)
     }
 
-    /// Runs WayLoop to the end and returns the exit status.
-    static func run(options: Options, log: Logger) -> ExitStatus {
-        // A video that cannot be played fails its outputs only; with none playable, stop here,
-        // before connecting.
+    /// Runs WayLoop to the end and returns the exit status. `arguments` (argv without the
+    /// program name) are handed to an instance already running on this display.
+    static func run(options cli: Options, arguments: [String], log: Logger) -> ExitStatus {
+        // One instance per display. The lock comes first: a second start hands its arguments
+        // over (so `exec_always wayloop ...` in a sway config never stacks processes).
+        let lock: InstanceLock
+        switch InstanceLock.acquire() {
+        case .acquired(let l): lock = l
+        case .failed(let e):
+            log.error("\(e)")
+            return .failure
+        case .held(let pid):
+            guard cli.replace else { return handOver(arguments, to: pid, log: log) }
+            if case .failure(let f) = CtlClient.quit() { log.debug("asking pid \(pid) to quit: \(f)") }
+            guard case .acquired(let l) = InstanceLock.acquire(waitSeconds: 10) else {
+                log.error("the wayloop running on this display (pid \(pid)) did not stop within 10 s; not replacing it")
+                return .alreadyRunning
+            }
+            log.notice("replaced the wayloop that ran on this display (pid \(pid))")
+            lock = l
+        }
+        defer { lock.release() }
+        // The socket exists from now on, so that a hand-over during start-up waits in its backlog.
+        let server: ControlServer
+        do { server = try ControlServer(path: ControlServer.defaultPath, log: log.scoped("control")) } catch {
+            log.error("\(error)")
+            return .failure
+        }
+        defer { server.shutdown() }
+        let configEntries: [OutputEntry]
+        switch loadConfig(cli) {
+        case .failure(let e):
+            log.scoped("config").error("\(e)")
+            return .usage
+        case .success(let c): configEntries = c
+        }
+        var options = cli
+        options.entries = configEntries + cli.entries
+        guard !options.videos.isEmpty else {
+            log.error("usage: \(UsageError.noVideo) (see wayloop --help)")
+            return .usage
+        }
+        // A video that cannot be played fails its outputs only; with none playable and no
+        // fallback, stop here, before connecting.
         var failed: [String: VideoError] = [:]
-        for path in options.videos {
+        for path in options.allVideos {
             if let e = Preflight.check(path) {
                 log.scoped("video").error("\(e)")
                 failed[path] = e
             }
         }
-        if failed.count == options.videos.count { return .badVideo }
+        if options.videos.allSatisfy({ failed[$0] != nil }) && !options.hasFallback { return .badVideo }
         // Signals are blocked before any thread starts, so only the signalfd sees them.
         guard let signals = SignalFD(), let wakeup = WakeupFD() else {
             log.error("cannot set up signal handling: \(Sys.errnoText())")
@@ -69,24 +127,63 @@ final class App {
             return .noCompositor
         }
         defer { wl_display_disconnect(display) }
-        // One wallpaper per display: a second instance must not stack another surface on top.
-        let lock: InstanceLock
-        switch InstanceLock.acquire() {
-        case .success(let l): lock = l
-        case .failure(let e):
-            log.error("\(e)")
-            return .alreadyRunning
-        }
-        defer { lock.release() }
         // Large blocks (decoded frames, buffers of outputs that come and go) always through
         // mmap, so freeing them returns the memory: glibc's moving threshold would otherwise
         // keep them in the heap after the first free, and RSS would creep up (measured).
         _ = glibcMallopt(mallocMmapThreshold, 128 * 1024)
-        let app = App(options: options, log: log, display: display, signals: signals, wakeup: wakeup)
+        let app = App(options: options, commandLine: cli, configEntries: configEntries, log: log,
+                      display: display, signals: signals, wakeup: wakeup)
         app.failedVideos = failed
+        app.control = server
+        server.delegate = app
+        app.loop.control = server
         let status = app.start() ?? app.mainLoop()
         app.teardown()
         return status
+    }
+
+    /// A second start: hand the arguments to the running instance and report its answer.
+    private static func handOver(_ arguments: [String], to pid: String, log: Logger) -> ExitStatus {
+        // The first instance may be starting up: its socket appears right after its lock.
+        var result = CtlClient.handOver(args: arguments)
+        let deadline = Sys.now() + 5 * .nanosPerSecond
+        while case .failure(.notRunning) = result, Sys.now() < deadline {
+            usleep(50_000)
+            result = CtlClient.handOver(args: arguments)
+        }
+        switch result {
+        case .failure(let f):
+            log.error("another wayloop (pid \(pid)) runs on this display, but its control socket does not answer (\(f)); "
+                + "stop it, or start with --replace")
+            return .alreadyRunning
+        case .success(let reply):
+            guard reply["ok"]?.bool == true else {
+                log.error(reply["error"]?.string ?? reply.serialized)
+                switch reply["kind"]?.string {
+                case "video": return .badVideo
+                case "usage", "config": return .usage
+                default: return .failure
+                }
+            }
+            log.notice("handed over to the wayloop already running on this display (pid \(pid))")
+            return .ok
+        }
+    }
+
+    /// The config file's entries: `--config FILE`, else the default path if it exists.
+    static func loadConfig(_ cli: Options) -> Result<[OutputEntry], ConfigError> {
+        if cli.noConfig { return .success([]) }
+        let home = Sys.env("HOME")
+        guard let path = cli.configPath ?? ConfigFile.defaultPath(xdgConfigHome: Sys.env("XDG_CONFIG_HOME"), home: home) else {
+            return .success([])
+        }
+        switch Sys.readFile(path, limit: 1 << 20) {
+        case .failure(let e):
+            if e.code == ENOENT && cli.configPath == nil { return .success([]) }
+            return .failure(ConfigError(file: path, line: 0, reason: "cannot read it: \(Sys.errnoText(e.code))"))
+        case .success(let text):
+            do { return .success(try ConfigFile.parse(text, path: path, home: home)) } catch { return .failure(error) }
+        }
     }
 
     // MARK: Start-up
@@ -101,7 +198,8 @@ final class App {
         }
         self.registry = registry
         registry.delegate = self
-        registry.wantsToplevels = options.pauseOnFullscreen
+        // Always: pause rules can change at run time (config reload, hand-over).
+        registry.wantsToplevels = true
         // Two roundtrips: the globals, then the first events of the outputs bound in the first
         // (and their xdg-output names, when the manager came after them in the registry).
         guard wl_display_roundtrip(display) >= 0 else {
@@ -125,7 +223,7 @@ final class App {
         for o in outputs.values { o.commitWithoutDone() }
         // Decoders start now, while EGL and the shaders come up (they overlap: ~90 ms here).
         av_quiet()
-        for path in options.videos where failedVideos[path] == nil {
+        for path in options.allVideos where failedVideos[path] == nil {
             guard startVideo(path) else { return .failure }
         }
         if let m = registry.toplevelManager {
@@ -161,28 +259,38 @@ final class App {
             log.notice("no output matches '\(pattern)' yet: it gets its video when it appears")
         }
         log.debug("\(outputs.count) output(s); layer-shell v\(registry.layerShellVersion)")
+        reconcile()
         return nil
     }
 
-    private func startVideo(_ path: String) -> Bool {
+    func startVideo(_ path: String) -> Bool {
         guard let v = Video(path: path, queueFrames: options.queueFrames, wakeup: wakeup,
                             maxTextureSize: renderer?.maxTextureSize, log: log.scoped("video")) else {
             log.error("cannot start a decoder thread: \(Sys.errnoText())")
             return false
         }
-        v.paused = userPaused
         videos[path] = v
         return true
     }
 
-    /// Starts a decoder for every file an output shows, and stops (set, wake, join) the decoder
-    /// of a file that no output shows any more (once it has been checked at start-up).
-    private func syncVideos() {
-        let needed = Set(outputs.keys.compactMap { outputSettings[$0]?.video })
+    /// The videos outputs show or are about to show: their active and target videos, and the
+    /// fallback video of a target that failed.
+    private var neededVideos: Set<String> {
+        var needed = Set(outputSettings.values.map(\.video))
+        for (id, t) in targets where outputs[id] != nil {
+            if failedVideos[t.video] == nil { needed.insert(t.video) } else if case .video(let f)? = t.fallback { needed.insert(f) }
+        }
+        return needed
+    }
+
+    /// Starts a decoder for every file an output shows or will show, and stops (set, wake,
+    /// join) the decoder of a file that none needs any more (once it has been checked).
+    func syncVideos() {
+        let needed = neededVideos
         for path in needed where videos[path] == nil && failedVideos[path] == nil {
             if !startVideo(path) { exitStatus = .failure }
         }
-        for (path, v) in videos where !needed.contains(path) && v.info != nil {
+        for (path, v) in videos where !needed.contains(path) && (v.info != nil || started) {
             log.debug("'\(path)': no output shows it: decoder stopped")
             v.textures = nil
             v.stop()
@@ -216,9 +324,13 @@ final class App {
                 log.notice("stopping on signal \(s == SIGINT ? "SIGINT" : "SIGTERM")")
                 exitStatus = .ok
             case SIGUSR1:
-                userPaused.toggle()
-                for v in videos.values { v.paused = userPaused }
-                log.notice(userPaused ? "paused (SIGUSR1)" : "resumed (SIGUSR1)")
+                // Like `wayloop ctl toggle`: pause everything, or resume if all is paused.
+                let pause = outputs.keys.contains { players[$0]?.pauseReasons.contains(.user) != true }
+                for id in outputs.keys { setUserPause(id, pause) }
+                log.notice(pause ? "paused (SIGUSR1)" : "resumed (SIGUSR1)")
+            case SIGHUP:
+                log.notice("reloading the config file (SIGHUP)")
+                _ = reload(replyTo: nil)
             default:
                 log.debug("ignoring signal \(s)")
             }
@@ -240,68 +352,160 @@ final class App {
         }
     }
 
-    /// A decoder reported: a video became ready (give its outputs surfaces) or failed.
+    /// A decoder reported: a video became ready (its outputs switch to it) or failed.
     private func videosChanged() {
+        var changed = false
         for v in videos.values where v.pollStatus() {
+            changed = true
             if let e = v.error {
                 log.scoped("video").error("\(e)")
                 failedVideos[v.path] = e
-                for id in wallpapers.keys where outputSettings[id]?.video == v.path { wallpapers[id] = nil }
+                v.textures = nil
                 v.stop()
                 videos[v.path] = nil
             } else if let info = v.info {
+                started = true
                 log.notice("playing '\(v.path)' (\(info))")
-                for o in outputs.values where o.isDone { ensureWallpaper(o) }
             }
         }
+        guard changed else { return }
         // Nothing can ever be shown: the error lines above said why.
-        if Set(failedVideos.keys).isSuperset(of: options.videos) { exitStatus = .badVideo }
-        syncVideos()
+        if !started && options.videos.allSatisfy({ failedVideos[$0] != nil }) && !options.hasFallback {
+            exitStatus = .badVideo
+            return
+        }
+        reconcile()
+        resolvePending()
     }
 
     private func settings(for outputID: UInt32) -> OutputSettings? { outputSettings[outputID] }
 
-    /// Creates the output's surface once its settings name a video that is ready.
+    /// Brings every output's drawn settings towards its target: switch to a video once it is
+    /// ready (the old one plays until then, so no black frame), keep the old one if the new one
+    /// failed, else show the fallback; updates the state machines. Starts and stops decoders.
+    func reconcile() {
+        syncVideos()
+        for (id, o) in outputs where o.isDone {
+            guard let target = targets[id] else {
+                if outputSettings[id] != nil || solid[id] != nil || wallpapers[id] != nil {
+                    wallpapers[id] = nil
+                    outputSettings[id] = nil
+                    solid[id] = nil
+                }
+                apply(id, .unload)
+                continue
+            }
+            var want: OutputSettings? = target
+            if let e = failedVideos[target.video] {
+                want = nil
+                if case .video(let f)? = target.fallback, failedVideos[f] == nil {
+                    want = target
+                    want!.video = f
+                }
+                let kind: FailureKind = { if case .notFound = e { return .resourceNotFound }; if case .decodeFailed = e { return .playbackFailed }; return .invalidResource }()
+                // A switch that failed keeps the old video: only a bare output fails.
+                if let active = outputSettings[id], failedVideos[active.video] == nil, active.video != want?.video {
+                    continue
+                }
+                apply(id, .fail(kind, "\(e)"))
+            }
+            let previous = outputSettings[id]
+            if let want {
+                if previous?.video == want.video {
+                    if previous != want {
+                        outputSettings[id] = want
+                        wallpapers[id]?.invalidate()
+                        updatePause(id)
+                    }
+                } else if videos[want.video]?.isReady == true {
+                    outputSettings[id] = want
+                    solid[id] = nil
+                    if previous != nil { log.notice("\(o.displayName): switched to '\(want.video)'") }
+                    wallpapers[id]?.invalidate()
+                    updatePause(id)
+                    publishVideoChange(id)
+                } else if previous == nil && solid[id] == nil {
+                    apply(id, .load)
+                }
+            } else if case .failed = players[id]?.state {
+                let colour: RGB? = { if case .color(let c)? = target.fallback { return c }; return nil }()
+                if previous != nil { outputSettings[id] = nil }
+                if let colour {
+                    if solid[id] != colour {
+                        solid[id] = colour
+                        wallpapers[id]?.invalidate()
+                    }
+                } else if wallpapers[id] != nil {
+                    wallpapers[id] = nil
+                    solid[id] = nil
+                }
+            }
+            if outputSettings[id] != nil, failedVideos[target.video] == nil { markPlaying(id) }
+            ensureWallpaper(o)
+        }
+        syncVideos()
+    }
+
+    /// Creates the output's surface once it has something to show: a ready video or a colour.
     private func ensureWallpaper(_ o: Output) {
-        guard wallpapers[o.globalName] == nil, let s = settings(for: o.globalName),
-              videos[s.video]?.isReady == true,
-              let registry, let compositor = registry.compositor, let shell = registry.layerShell, let egl else { return }
-        guard let w = Wallpaper(outputID: o.globalName, compositor: compositor, layerShell: shell, output: o.proxy,
+        let id = o.globalName
+        guard wallpapers[id] == nil, let registry, let compositor = registry.compositor,
+              let shell = registry.layerShell, let egl else { return }
+        let what: String
+        if let s = outputSettings[id], videos[s.video]?.isReady == true {
+            what = "showing '\(s.video)' (\(s.mode.rawValue))"
+        } else if let c = solid[id] {
+            what = "showing the fallback colour \(c)"
+        } else {
+            return
+        }
+        guard let w = Wallpaper(outputID: id, compositor: compositor, layerShell: shell, output: o.proxy,
                                 scale: o.info.scale, egl: egl, viewporter: registry.viewporter,
                                 fractionalScale: registry.fractionalScale) else {
             log.error("\(o.displayName): cannot create a layer surface")
             return
         }
         w.delegate = self
-        wallpapers[o.globalName] = w
-        updatePause(o.globalName)
-        log.notice("\(o.displayName) (\(o.info.modeSize), scale \(o.info.scale)): showing '\(s.video)' (\(s.mode.rawValue))")
+        wallpapers[id] = w
+        updatePause(id)
+        log.notice("\(o.displayName) (\(o.info.modeSize), scale \(o.info.scale)): \(what)")
     }
+
+    /// After this long without a frame callback, an output counts as hidden (not presented).
+    private static let hiddenAfter: Nanos = 1_000_000_000
 
     /// Milliseconds until the next frame is due on an output that can take one; -1 = none.
     private func timeoutMs(now: Nanos) -> Int32 {
-        var deadline: Nanos? = options.pauseOnBattery ? nextPowerCheck : nil
+        var deadline: Nanos? = wantsPowerChecks ? nextPowerCheck : nil
+        func soonest(_ d: Nanos) { deadline = min(deadline ?? d, d) }
         // One wake-up to release a video nobody has seen for a while (none while released).
         for v in videos.values where !v.isReleased && v.isReady && isHidden(v) {
-            let d = max(now, v.lastDrawn + releaseAfter)
-            deadline = min(deadline ?? d, d)
+            soonest(max(now, v.lastDrawn + releaseAfter))
         }
-        for (id, w) in wallpapers where (w.isConfigured || w.needsRedraw) && w.pauseReason == nil {
-            guard !w.awaitingFrame, let v = settings(for: id).flatMap({ videos[$0.video] }),
-                  !v.paused || w.needsRedraw else { continue }
+        for (id, w) in wallpapers {
+            // A frame callback that does not come: the output is hidden (one wake-up to say so).
+            if w.awaitingFrame {
+                if players[id]?.pauseReasons.contains(.hidden) != true { soonest(w.frameRequestedAt + Self.hiddenAfter) }
+                continue
+            }
+            guard w.isConfigured || w.needsRedraw, w.pauseReason == nil || w.needsRedraw else { continue }
+            if solid[id] != nil && w.needsRedraw { return 0 }
+            guard let v = settings(for: id).flatMap({ videos[$0.video] }) else { continue }
             if w.needsRedraw || (v.current != nil && w.shownSerial != v.serial) { return 0 }
-            if let d = v.nextDeadline { deadline = min(deadline ?? d, d) }
+            if let d = v.nextDeadline { soonest(d) }
         }
         guard let deadline else { return -1 }
         let ms = (deadline - now + 999_999) / 1_000_000
         return Int32(clamping: max(0, ms))
     }
 
+    private var wantsPowerChecks: Bool { outputSettings.values.contains { $0.pauseOnBattery } }
+
     /// Advances each video whose outputs can take a frame, then draws every output whose frame
     /// changed or that was reconfigured. An output waiting for its frame callback is skipped.
     private func tick(now: Nanos) {
         guard let egl, let renderer, let compositor = registry?.compositor else { return }
-        if options.pauseOnBattery && now >= nextPowerCheck {
+        if wantsPowerChecks && now >= nextPowerCheck {
             nextPowerCheck = now + 5 * .nanosPerSecond
             let battery = PowerSupply.onBattery(PowerMonitor.read())
             if battery != onBattery {
@@ -319,14 +523,28 @@ final class App {
                 wallpapers[id] = nil
                 continue
             }
-            guard w.canTakeFrame, let s = settings(for: id), let v = videos[s.video], v.isReady else {
+            if w.awaitingFrame && now - w.frameRequestedAt >= Self.hiddenAfter { apply(id, .pause(.hidden)) }
+            if let colour = solid[id] {
+                guard w.isConfigured, w.needsRedraw, !w.awaitingFrame, let surface = w.eglSurface else { continue }
+                do { try egl.makeCurrent(surface) } catch {
+                    log.error("\(outputName(id)): \(error)")
+                    continue
+                }
+                renderer.clear(colour, buffer: w.bufferSize)
+                if !egl.swap(surface) { log.error("\(outputName(id)): eglSwapBuffers failed (EGL error 0x\(String(eglGetError(), radix: 16)))") }
+                w.didDraw(serial: 0)
                 continue
             }
-            if v.isReleased && !v.paused {
+            // A paused output draws only when it must (a new size, another video or setting).
+            guard w.isConfigured, !w.awaitingFrame, w.pauseReason == nil || w.needsRedraw,
+                  let s = settings(for: id), let v = videos[s.video], v.isReady else {
+                continue
+            }
+            if v.isReleased && (w.pauseReason == nil || v.current == nil) {
                 log.debug("'\(v.path)': wanted again: decoder restarted")
                 v.restart()
             }
-            _ = v.advance(now: now)  // once per tick, however many outputs show it
+            if w.pauseReason == nil || v.current == nil { _ = v.advance(now: now) }  // once per tick, however many outputs show it
             guard let frame = v.current, w.needsRedraw || w.shownSerial != v.serial, let surface = w.eglSurface else {
                 continue
             }
@@ -363,7 +581,7 @@ final class App {
         !wallpapers.contains { $0.value.canTakeFrame && outputSettings[$0.key]?.video == v.path }
     }
 
-    private func outputName(_ id: UInt32) -> String { outputs[id]?.displayName ?? "output-\(id)" }
+    func outputName(_ id: UInt32) -> String { outputs[id]?.displayName ?? "output-\(id)" }
 
     // MARK: Teardown
 
@@ -398,8 +616,12 @@ extension App: RegistryDelegate {
     func globalRemoved(name: UInt32) {
         guard let o = outputs[name] else { return }
         log.notice("\(o.displayName): output removed")
+        apply(name, .unload)
         wallpapers[name] = nil
         outputSettings[name] = nil
+        targets[name] = nil
+        solid[name] = nil
+        players[name] = nil
         outputs[name] = nil
         syncVideos()
     }
@@ -408,28 +630,21 @@ extension App: RegistryDelegate {
 extension App: OutputDelegate {
     func outputDone(_ output: Output, changed: Bool, first: Bool) {
         let i = output.info
-        let previous = outputSettings[output.globalName]
-        outputSettings[output.globalName] = options.settings(forOutput: i.name, description: i.description)
-        if !first && previous != outputSettings[output.globalName] {
-            // The name arrived late (xdg-output) or the entry now matching differs: start over.
-            log.debug("\(output.displayName): settings changed")
-            wallpapers[output.globalName] = nil
-            if exitStatus == nil && egl != nil { syncVideos() }
-            ensureWallpaper(output)
-        }
+        let id = output.globalName
+        let previous = targets[id]
+        targets[id] = options.settings(forOutput: i.name, description: i.description)
         if first {
-            let what = settings(for: output.globalName).map { "'\($0.video)'" } ?? "nothing (no entry matches)"
+            let what = targets[id].map { "'\($0.video)'" } ?? "nothing (no entry matches)"
             log.debug("\(output.displayName): \(i.modeSize) scale \(i.scale) (\(i.description)): for \(what)")
-            if let s = settings(for: output.globalName), let e = failedVideos[s.video] {
-                // The error line named the file already; this says which output it leaves bare.
-                log.debug("\(output.displayName): no wallpaper: \(e)")
-            }
-            if exitStatus == nil && registry?.layerShell != nil && egl != nil { syncVideos() }
-            ensureWallpaper(output)
         } else if changed {
             log.debug("\(output.displayName): now \(i.modeSize) scale \(i.scale)")
-            wallpapers[output.globalName]?.setScale(i.scale)
+            wallpapers[id]?.setScale(i.scale)
         }
+        if previous != targets[id] && !first {
+            // The name arrived late (xdg-output) or the entry now matching differs.
+            log.debug("\(output.displayName): settings changed")
+        }
+        if first || previous != targets[id], exitStatus == nil, registry?.layerShell != nil, egl != nil { reconcile() }
     }
 }
 
@@ -442,6 +657,7 @@ extension App: WallpaperDelegate {
     func wallpaperFrameDone(_ wallpaper: Wallpaper, time: UInt32) {
         let now = Sys.now()
         trace?.frameDone(output: wallpaper.outputID, at: now)
+        apply(wallpaper.outputID, .resume(.hidden))
         if let v = settings(for: wallpaper.outputID).flatMap({ videos[$0.video] }) { v.firstFramePresented(at: now) }
     }
 }
@@ -451,15 +667,14 @@ extension App: ToplevelsDelegate {
         for id in wallpapers.keys { updatePause(id) }
     }
 
-    /// Recomputes one output's pause reason; logs the change.
-    fileprivate func updatePause(_ id: UInt32) {
-        guard let w = wallpapers[id], let o = outputs[id] else { return }
-        var reason: String?
-        if let t = toplevels, t.hasFullscreen(on: o.proxy) { reason = "fullscreen" }
-        if reason == nil && onBattery { reason = "battery" }
-        guard reason != w.pauseReason else { return }
-        w.pauseReason = reason
-        log.notice("\(o.displayName): " + (reason.map { "paused (\($0))" } ?? "resumed"))
+    /// Recomputes the fullscreen and battery reasons of one output from its pause rules.
+    func updatePause(_ id: UInt32) {
+        guard let o = outputs[id] else { return }
+        let s = outputSettings[id] ?? targets[id]
+        let fullscreen = s?.pauseOnFullscreen ?? true && toplevels?.hasFullscreen(on: o.proxy) == true
+        let battery = s?.pauseOnBattery ?? false && onBattery
+        apply(id, fullscreen ? .pause(.fullscreen) : .resume(.fullscreen))
+        apply(id, battery ? .pause(.battery) : .resume(.battery))
     }
 }
 

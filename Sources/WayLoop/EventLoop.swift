@@ -1,5 +1,6 @@
 // The one poll(2) loop (after mako's event-loop.c and foot's fdm.c), with named slots: the
-// Wayland connection, the decoders' wakeup eventfd and a signalfd. Main thread only.
+// Wayland connection, the decoders' wakeup eventfd and a signalfd, then the control socket and
+// its clients (a preallocated pollfd array: nothing allocated per wake-up). Main thread only.
 import CWayland
 import Glibc
 
@@ -9,6 +10,7 @@ struct LoopEvents: OptionSet {
     static let wayland = LoopEvents(rawValue: 1)
     static let wakeup = LoopEvents(rawValue: 2)
     static let signal = LoopEvents(rawValue: 4)
+    static let control = LoopEvents(rawValue: 8)
 }
 
 struct SignalFD {
@@ -42,7 +44,11 @@ struct SignalFD {
 /// cancel → dispatch. Returns the slots that fired, or nil when the connection is lost.
 final class EventLoop {
     let display: OpaquePointer
-    private let fds = UnsafeMutablePointer<pollfd>.allocate(capacity: 3)
+    private static let fixed = 3
+    private static let capacity = fixed + 1 + ControlServer.maxClients
+    private let fds = UnsafeMutablePointer<pollfd>.allocate(capacity: EventLoop.capacity)
+    /// Polled after the fixed slots; gets its revents after each wait.
+    var control: ControlServer?
 
     init(display: OpaquePointer, wakeupFD: Int32, signalFD: Int32) {
         self.display = display
@@ -65,7 +71,8 @@ final class EventLoop {
             }
         }
         fds[0].events = Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0)
-        let n = poll(fds, 3, timeoutMs)
+        let extra = control?.fill(fds + Self.fixed, capacity: Self.capacity - Self.fixed) ?? 0
+        let n = poll(fds, nfds_t(Self.fixed + extra), timeoutMs)
         if n < 0 {
             wl_display_cancel_read(display)
             return errno == EINTR ? [] : nil
@@ -81,6 +88,10 @@ final class EventLoop {
         if wl_display_dispatch_pending(display) < 0 { return nil }
         if fds[1].revents & Int16(POLLIN) != 0 { events.insert(.wakeup) }
         if fds[2].revents & Int16(POLLIN) != 0 { events.insert(.signal) }
+        if extra > 0, (0..<extra).contains(where: { fds[Self.fixed + $0].revents != 0 }) {
+            control?.handle(fds + Self.fixed, count: extra)
+            events.insert(.control)
+        }
         return events
     }
 }

@@ -2,6 +2,7 @@
 // held for the life of the process (the kernel drops it on any exit, crash included, so a stale
 // file never blocks a new start).
 import Glibc
+import WayLoopCore
 
 struct InstanceLockError: Error, CustomStringConvertible {
     let description: String
@@ -20,22 +21,33 @@ final class InstanceLock {
         return "\(dir)/wayloop-\(name).lock"
     }
 
-    static func acquire() -> Result<InstanceLock, InstanceLockError> {
+    enum Outcome {
+        case acquired(InstanceLock)
+        /// Another process holds it; its pid as it wrote it ("?" if unreadable).
+        case held(pid: String)
+        case failed(InstanceLockError)
+    }
+
+    /// Takes the lock; with `waitSeconds`, keeps trying that long while another process holds it.
+    static func acquire(waitSeconds: Double = 0) -> Outcome {
         let p = path
         let fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return .failure(InstanceLockError(description: "cannot open the lock file \(p): \(Sys.errnoText())")) }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        guard fd >= 0 else { return .failed(InstanceLockError(description: "cannot open the lock file \(p): \(Sys.errnoText())")) }
+        let deadline = Sys.now() + Nanos(waitSeconds * 1e9)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if Sys.now() < deadline {
+                usleep(20_000)
+                continue
+            }
             var buf = [UInt8](repeating: 0, count: 32)
-            let n = read(fd, &buf, buf.count)
+            let n = pread(fd, &buf, buf.count, 0)
             close(fd)
-            let pid = n > 0 ? String(decoding: buf[0..<n], as: UTF8.self).trimmingSpaces : "?"
-            return .failure(InstanceLockError(description:
-                "another wayloop (pid \(pid)) already shows wallpapers on this display; stop it first (lock: \(p))"))
+            return .held(pid: n > 0 ? String(decoding: buf[0..<n], as: UTF8.self).trimmingSpaces : "?")
         }
         _ = ftruncate(fd, 0)
         let pid = "\(getpid())\n"
         _ = pid.withCString { write(fd, $0, strlen($0)) }
-        return .success(InstanceLock(fd: fd))
+        return .acquired(InstanceLock(fd: fd))
     }
 
     func release() {

@@ -180,6 +180,14 @@ final class Renderer {
     /// this size show the same video, so the converted picture is kept and copied (measured on
     /// llvmpipe: the y-flipped blit into a window buffer costs next to nothing, while shading the
     /// picture again costs as much as the first time).
+    /// Fills the buffer with one colour (a fallback for an output whose video failed).
+    func clear(_ c: RGB, buffer: Size) {
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        glViewport(0, 0, GLsizei(buffer.width), GLsizei(buffer.height))
+        glClearColor(GLfloat(c.red) / 255, GLfloat(c.green) / 255, GLfloat(c.blue) / 255, 1)
+        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+    }
+
     func draw(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings, shared: Bool) {
         let display = orientation.displaySize(textures.size)
         if shared && display == buffer && settings.mode != .tile {

@@ -25,6 +25,35 @@ enum Sys {
         }
     }
 
+    static func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    /// The working directory ("/" if it cannot be read).
+    static var currentDirectory: String {
+        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buf, buf.count) != nil else { return "/" }
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A whole (small) file as UTF-8 text, or the errno that stopped the read (EFBIG over `limit`).
+    struct Errno: Error, Equatable { let code: Int32 }
+
+    static func readFile(_ path: String, limit: Int) -> Result<String, Errno> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(Errno(code: errno)) }
+        defer { close(fd) }
+        var data: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let n = read(fd, &buf, buf.count)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return .failure(Errno(code: errno)) }
+            if n == 0 { break }
+            data += buf[0..<n]
+            if data.count > limit { return .failure(Errno(code: EFBIG)) }
+        }
+        return .success(String(decoding: data, as: UTF8.self))
+    }
+
     static func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 }
 

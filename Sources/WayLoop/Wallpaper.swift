@@ -41,6 +41,10 @@ final class Wallpaper {
     var isConfigured: Bool { eglSurface != nil && !logicalSize.isEmpty }
     /// Why this output is paused, if it is (a fullscreen window on it, battery).
     var pauseReason: String?
+    /// When the pending frame callback was requested (to notice an output that stopped asking).
+    private(set) var frameRequestedAt: Nanos = 0
+    /// Frames committed on this surface.
+    private(set) var framesShown = 0
     /// Ready for a new frame: configured, presented (its last frame callback fired), not paused.
     var canTakeFrame: Bool { isConfigured && !awaitingFrame && pauseReason == nil }
 
@@ -142,13 +146,18 @@ final class Wallpaper {
     func requestFrame() {
         guard frameCallback == nil, let cb = wl_surface_frame(surface) else { return }
         frameCallback = cb
+        frameRequestedAt = Sys.now()
         wl_callback_add_listener(cb, frameListener, Unmanaged.passUnretained(self).toOpaque())
     }
 
     func didDraw(serial: UInt64) {
         shownSerial = serial
         needsRedraw = false
+        framesShown += 1
     }
+
+    /// Draw again at the next chance (another video or other settings on this surface).
+    func invalidate() { needsRedraw = true }
 
     fileprivate func configure(serial: UInt32, width: UInt32, height: UInt32) {
         zwlr_layer_surface_v1_ack_configure(layerSurface, serial)

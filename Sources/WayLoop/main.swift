@@ -13,7 +13,9 @@ case .success(.version):
     status = .ok
 case .success(.run(let options)):
     log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
-    status = App.run(options: options, log: log)
+    status = App.run(options: options, arguments: Array(CommandLine.arguments.dropFirst()), log: log)
+case .success(.ctl(let command)):
+    status = ExitStatus(rawValue: CtlClient.run(command)) ?? .failure
 case .failure(let e):
     Sys.writeStderr("wayloop: error: usage: \(e) (see wayloop --help)")
     status = .usage

@@ -41,6 +41,23 @@ public struct RGB: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// What an output shows when its own video cannot be played.
+public enum Fallback: Equatable, Sendable, CustomStringConvertible {
+    case color(RGB)
+    case video(String)
+
+    /// `RRGGBB`/`#RRGGBB` is a colour; anything else names a video file.
+    public init(parsing s: String) {
+        if let c = RGB(hex: s) { self = .color(c) } else { self = .video(s) }
+    }
+    public var description: String {
+        switch self {
+        case .color(let c): return c.description
+        case .video(let v): return v
+        }
+    }
+}
+
 /// Which outputs an entry applies to.
 public enum OutputSelector: Equatable, Sendable {
     case all
@@ -55,13 +72,38 @@ public struct OutputEntry: Equatable, Sendable {
     public var mode: ScaleMode?
     public var color: RGB?
     public var dim: Double?
+    public var fallback: Fallback?
+    public var pauseOnFullscreen: Bool?
+    public var pauseOnBattery: Bool?
     public init(selector: OutputSelector, video: String? = nil, mode: ScaleMode? = nil,
-                color: RGB? = nil, dim: Double? = nil) {
+                color: RGB? = nil, dim: Double? = nil, fallback: Fallback? = nil,
+                pauseOnFullscreen: Bool? = nil, pauseOnBattery: Bool? = nil) {
         self.selector = selector
         self.video = video
         self.mode = mode
         self.color = color
         self.dim = dim
+        self.fallback = fallback
+        self.pauseOnFullscreen = pauseOnFullscreen
+        self.pauseOnBattery = pauseOnBattery
+    }
+
+    /// Relative video paths made absolute against `directory` (and `~/` against `home`).
+    public func resolvingPaths(in directory: String, home: String?) -> OutputEntry {
+        var e = self
+        e.video = video.map { Paths.absolute($0, in: directory, home: home) }
+        if case .video(let v)? = fallback { e.fallback = .video(Paths.absolute(v, in: directory, home: home)) }
+        return e
+    }
+}
+
+public enum Paths {
+    /// `path` made absolute: `~/x` under `home`, `x` under `directory`; lexical only.
+    public static func absolute(_ path: String, in directory: String, home: String?) -> String {
+        if path.hasPrefix("/") { return path }
+        if let home, path == "~" || path.hasPrefix("~/") { return home + path.dropFirst() }
+        let dir = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        return dir + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
     }
 }
 
@@ -71,17 +113,26 @@ public struct OutputSettings: Equatable, Sendable {
     public var mode: ScaleMode
     public var color: RGB
     public var dim: Double
-    public init(video: String, mode: ScaleMode = .fill, color: RGB = .black, dim: Double = 0) {
+    public var fallback: Fallback?
+    public var pauseOnFullscreen: Bool
+    public var pauseOnBattery: Bool
+    public init(video: String, mode: ScaleMode = .fill, color: RGB = .black, dim: Double = 0,
+                fallback: Fallback? = nil, pauseOnFullscreen: Bool = true, pauseOnBattery: Bool = false) {
         self.video = video
         self.mode = mode
         self.color = color
         self.dim = dim
+        self.fallback = fallback
+        self.pauseOnFullscreen = pauseOnFullscreen
+        self.pauseOnBattery = pauseOnBattery
     }
 }
 
 /// What the command line asks for.
 public enum Command: Equatable, Sendable {
     case run(Options)
+    /// `wayloop ctl ...`: a request for the running instance.
+    case ctl(CtlCommand)
     case help
     case version
 }
@@ -93,10 +144,16 @@ public struct Options: Equatable, Sendable {
     public var queueFrames: Int = 8
     /// Write one line per presented frame to this file (for tests and tools); nil = off.
     public var traceFile: String?
-    /// Pause an output while a fullscreen window is on it (wlr-foreign-toplevel-management).
-    public var pauseOnFullscreen = true
-    /// Pause while the machine runs on battery (sysfs power_supply).
-    public var pauseOnBattery = false
+    /// Command-line overrides of every entry's pause rules (`--no-fullscreen-pause`,
+    /// `--pause-on-battery`); nil: the entries (config file) decide, then the defaults.
+    public var pauseOnFullscreen: Bool?
+    public var pauseOnBattery: Bool?
+    /// `--config FILE`; nil: `$XDG_CONFIG_HOME/wayloop/config` when it exists.
+    public var configPath: String?
+    /// `--no-config`: read no config file.
+    public var noConfig = false
+    /// `--replace`: stop the instance running on this display and take over.
+    public var replace = false
     /// Seconds without a presented frame after which a video's decoder and frames are released.
     public var releaseAfter: Double = 60
     public init() {}
@@ -117,10 +174,25 @@ public struct Options: Equatable, Sendable {
             merged.mode = e.mode ?? merged.mode
             merged.color = e.color ?? merged.color
             merged.dim = e.dim ?? merged.dim
+            merged.fallback = e.fallback ?? merged.fallback
+            merged.pauseOnFullscreen = e.pauseOnFullscreen ?? merged.pauseOnFullscreen
+            merged.pauseOnBattery = e.pauseOnBattery ?? merged.pauseOnBattery
         }
         guard let video = merged.video else { return nil }
         return OutputSettings(video: video, mode: merged.mode ?? .fill,
-                              color: merged.color ?? .black, dim: merged.dim ?? 0)
+                              color: merged.color ?? .black, dim: merged.dim ?? 0, fallback: merged.fallback,
+                              pauseOnFullscreen: pauseOnFullscreen ?? merged.pauseOnFullscreen ?? true,
+                              pauseOnBattery: pauseOnBattery ?? merged.pauseOnBattery ?? false)
+    }
+
+    /// Some entry names a fallback.
+    public var hasFallback: Bool { entries.contains { $0.fallback != nil } }
+
+    /// Every video file a setting may need: the entries' videos and fallback videos.
+    public var allVideos: [String] {
+        var seen = videos
+        for case .video(let v)? in entries.map(\.fallback) where !seen.contains(v) { seen.append(v) }
+        return seen
     }
 
     /// Every distinct video any entry names, in first-mention order.
@@ -146,14 +218,17 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case badValue(option: String, value: String, expected: String)
     case noVideo
     case unexpectedArgument(String)
+    /// `wayloop ctl` without a command, or with an unknown one.
+    case ctl(String)
 
     public var description: String {
         switch self {
         case .unknownOption(let o): return "unknown option '\(o)'"
         case .missingValue(let o): return "option '\(o)' needs a value"
         case .badValue(let o, let v, let e): return "option '\(o)': '\(v)' is not \(e)"
-        case .noVideo: return "no video given (wayloop VIDEO, or -o OUTPUT -i VIDEO)"
+        case .noVideo: return "no video given (wayloop VIDEO, -o OUTPUT -i VIDEO, or a video in the config file)"
         case .unexpectedArgument(let a): return "unexpected argument '\(a)' (one video per -o scope)"
+        case .ctl(let m): return "ctl: \(m)"
         }
     }
 }
@@ -211,6 +286,14 @@ public enum OptionParser {
                 current.mode = try parsed(arg, "one of fill, fit, stretch, center, tile") { ScaleMode(rawValue: $0) }
             case "-c", "--color":
                 current.color = try parsed(arg, "a colour RRGGBB") { RGB(hex: $0) }
+            case "-f", "--fallback":
+                current.fallback = try parsed(arg, "a colour RRGGBB or a video file") { $0.isEmpty ? nil : Fallback(parsing: $0) }
+            case "--config":
+                options.configPath = try value(arg)
+            case "--no-config":
+                options.noConfig = true
+            case "--replace":
+                options.replace = true
             case "--dim":
                 current.dim = try parsed(arg, "a number from 0 to 1") { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }
             case "--log-level":
@@ -223,6 +306,8 @@ public enum OptionParser {
                 }
             case "--trace-frames":
                 options.traceFile = try value(arg)
+            case "ctl" where i == 0:
+                return .ctl(try CtlParser.parse(Array(args.dropFirst())))
             case "--no-fullscreen-pause":
                 options.pauseOnFullscreen = false
             case "--pause-on-battery":
@@ -242,7 +327,7 @@ public enum OptionParser {
             i += 1
         }
         flush()
-        guard !options.videos.isEmpty else { throw .noVideo }
+        // No video here is fine when a config file names one: the app checks after loading it.
         return .run(options)
     }
 }

@@ -1,0 +1,296 @@
+// The app's control side: state machines and their events, `wayloop ctl` requests, runtime
+// switches, config reloads and hand-overs. Main thread only (called from the event loop).
+import Glibc
+import WayLoopCore
+
+/// A reply held until the videos a request opened are ready (or failed).
+struct PendingReply {
+    let client: Int
+    let waiting: Set<String>
+    let success: JSON
+    /// Called with the errors when one of the videos failed (before the error reply).
+    var onFailure: (([VideoError]) -> Void)?
+}
+
+extension App {
+    // MARK: States
+
+    /// Feeds an output's state machine; logs and publishes a transition.
+    func apply(_ id: UInt32, _ event: PlayerEvent) {
+        var m = players[id] ?? PlayerStateMachine()
+        let old = m.state
+        let changed = m.apply(event)
+        players[id] = m
+        // The surface stops drawing for user, fullscreen and battery; hidden stops by itself.
+        wallpapers[id]?.pauseReason = m.pauseReasons.filter { $0 != .hidden }.min()?.rawValue
+        guard let new = changed else { return }
+        log.debug("\(outputName(id)): \(old) → \(new)")
+        control?.publish(stateEvent(id).json)
+    }
+
+    /// The output draws its video: from idle or failed through loading to playing (or paused).
+    func markPlaying(_ id: UInt32) {
+        switch players[id]?.state ?? .idle {
+        case .idle, .failed: apply(id, .load)
+        default: break
+        }
+        apply(id, .ready)
+    }
+
+    func publishVideoChange(_ id: UInt32) {
+        control?.publish(stateEvent(id).json)
+    }
+
+    func stateEvent(_ id: UInt32) -> StateEvent {
+        StateEvent(output: outputName(id), state: players[id]?.state ?? .idle,
+                   video: outputSettings[id]?.video ?? targets[id]?.video)
+    }
+
+    func setUserPause(_ id: UInt32, _ paused: Bool) {
+        apply(id, paused ? .pause(.user) : .resume(.user))
+        if !paused { wallpapers[id]?.invalidate() }
+    }
+
+    var statuses: [OutputStatus] {
+        outputs.values.filter(\.isDone).sorted { $0.displayName < $1.displayName }.map { o in
+            let id = o.globalName
+            let active = outputSettings[id], target = targets[id]
+            let v = active.flatMap { videos[$0.video] }
+            var position: Double?
+            if let c = v?.current, let fps = v?.info?.frameRate, fps > 0 { position = Double(c.index) / fps }
+            var showing: String?
+            if let c = solid[id] { showing = "the colour \(c)" } else if let a = active, let t = target, a.video != t.video,
+                      failedVideos[t.video] != nil { showing = "'\(a.video)'" }
+            let state = players[id]?.state ?? .idle
+            let failedTarget: Bool = { if case .failed = state { return true }; return false }()
+            return OutputStatus(name: o.displayName, description: o.info.description,
+                                video: failedTarget ? target?.video : (active?.video ?? target?.video),
+                                mode: (active ?? target)?.mode, state: state, position: position,
+                                framesShown: wallpapers[id]?.framesShown ?? 0, framesDropped: v?.dropped ?? 0,
+                                showing: showing)
+        }
+    }
+
+    // MARK: Configuration
+
+    /// The entries in force: config file, command line, then `ctl set`.
+    func recomputeTargets() {
+        options.entries = configEntries + commandLine.entries + runtimeEntries
+        options.pauseOnFullscreen = commandLine.pauseOnFullscreen
+        options.pauseOnBattery = commandLine.pauseOnBattery
+        for (id, o) in outputs where o.isDone {
+            targets[id] = options.settings(forOutput: o.info.name, description: o.info.description)
+        }
+    }
+
+    /// Checks the files (one error line each) and forgets old failures, so that a file fixed
+    /// since is tried again. Returns the files that failed now.
+    func recheck(_ paths: [String]) -> [VideoError] {
+        var errors: [VideoError] = []
+        for p in paths where videos[p] == nil {
+            failedVideos[p] = nil
+            if let e = Preflight.check(p) {
+                log.scoped("video").error("\(e)")
+                failedVideos[p] = e
+                errors.append(e)
+            }
+        }
+        return errors
+    }
+
+    /// Reads the config file again (SIGHUP, `ctl reload`, a hand-over). A bad file changes
+    /// nothing; a good one replaces the config layer and drops `ctl set` overrides.
+    @discardableResult
+    func reload(replyTo client: Int?, success: JSON = .object([("ok", .bool(true))])) -> Bool {
+        let entries: [OutputEntry]
+        switch App.loadConfig(commandLine) {
+        case .failure(let e):
+            log.scoped("config").error("\(e); keeping what plays")
+            if let client { control?.reply(to: client, ControlError.config("\(e)").reply) }
+            return false
+        case .success(let c): entries = c
+        }
+        let all = entries + commandLine.entries
+        guard all.contains(where: { $0.video != nil }) else {
+            let e = ControlError.config("\(UsageError.noVideo); keeping what plays")
+            log.scoped("config").error("\(e)")
+            if let client { control?.reply(to: client, e.reply) }
+            return false
+        }
+        var probe = options
+        probe.entries = all
+        // A file that cannot be opened rejects the whole change: what plays is kept.
+        let errors = recheck(probe.allVideos)
+        if !errors.isEmpty {
+            let e = ControlError.video(errors.map(\.description).joined(separator: "; ") + "; keeping what plays")
+            log.notice("configuration not applied: a video cannot be opened; keeping what plays")
+            if let client { control?.reply(to: client, e.reply) }
+            return false
+        }
+        configEntries = entries
+        runtimeEntries = []
+        recomputeTargets()
+        reconcile()
+        log.debug("configuration applied: \(options.entries.count) entr\(options.entries.count == 1 ? "y" : "ies")")
+        if let client {
+            let waiting = Set(probe.allVideos.filter { videos[$0]?.isReady != true })
+            pending.append(PendingReply(client: client, waiting: waiting, success: success))
+            resolvePending()
+        }
+        return true
+    }
+
+    /// Answers the requests whose videos are all ready or failed.
+    func resolvePending() {
+        guard !pending.isEmpty else { return }
+        var still: [PendingReply] = []
+        for p in pending {
+            let open = p.waiting.contains { path in
+                guard failedVideos[path] == nil, let v = videos[path] else { return false }
+                return !v.isReady
+            }
+            if open {
+                still.append(p)
+                continue
+            }
+            let errors = p.waiting.sorted().compactMap { failedVideos[$0] }
+            if errors.isEmpty {
+                control?.reply(to: p.client, p.success)
+            } else {
+                p.onFailure?(errors)
+                control?.reply(to: p.client, ControlError.video(errors.map(\.description).joined(separator: "; ")).reply)
+            }
+        }
+        pending = still
+    }
+
+    /// The outputs a request names (nil: every output).
+    func matching(_ pattern: String?) -> [UInt32] {
+        outputs.values.filter { o in
+            o.isDone && (pattern.map { OutputMatch.matches(pattern: $0, name: o.info.name, description: o.info.description) } ?? true)
+        }.map(\.globalName).sorted()
+    }
+}
+
+extension App: ControlServerDelegate {
+    func control(_ server: ControlServer, request: ControlRequest, from client: Int) {
+        let okReply = JSON.object([("ok", .bool(true))])
+        func ok(_ message: String) -> JSON { .object([("ok", .bool(true)), ("message", .string(message))]) }
+        log.debug("control: \(request.json.serialized)")
+        switch request {
+        case .status:
+            server.reply(to: client, .object([("ok", .bool(true)), ("outputs", .array(statuses.map(\.json)))]))
+
+        case .pause(let pattern), .resume(let pattern), .toggle(let pattern):
+            let ids = matching(pattern)
+            if let pattern, ids.isEmpty {
+                server.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+                return
+            }
+            var done: [String] = []
+            for id in ids {
+                let paused: Bool
+                switch request {
+                case .pause: paused = true
+                case .resume: paused = false
+                default: paused = players[id]?.pauseReasons.contains(.user) != true
+                }
+                setUserPause(id, paused)
+                done.append("\(outputName(id)) \(paused ? "paused" : "resumed")")
+            }
+            server.reply(to: client, ok(done.isEmpty ? "no outputs" : done.joined(separator: ", ")))
+
+        case .set(let entry):
+            set(entry, client: client)
+
+        case .reload:
+            log.notice("reloading the config file (wayloop ctl reload)")
+            reload(replyTo: client)
+
+        case .quit:
+            log.notice("stopping (wayloop ctl quit)")
+            server.reply(to: client, ok("stopping"))
+            exitStatus = .ok
+
+        case .subscribe:
+            server.reply(to: client, okReply)
+            server.subscribe(client)
+            for id in matching(nil) { server.reply(to: client, stateEvent(id).json) }
+
+        case .handOver(let args, let cwd):
+            handOver(args: args, cwd: cwd, client: client)
+        }
+    }
+
+    /// `ctl set OUTPUT|* VIDEO ...`: a runtime override, applied once the video is ready.
+    private func set(_ entry: OutputEntry, client: Int) {
+        if case .named(let pattern) = entry.selector, matching(pattern).isEmpty {
+            control?.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+            return
+        }
+        var paths: [String] = []
+        if let v = entry.video { paths.append(v) }
+        if case .video(let f)? = entry.fallback { paths.append(f) }
+        let errors = recheck(paths)
+        if !errors.isEmpty {
+            control?.reply(to: client, ControlError.video(errors.map(\.description).joined(separator: "; ")).reply)
+            return
+        }
+        let before = runtimeEntries
+        if entry.selector == .all {
+            // `*` means every output: it also overrides the entries that name one.
+            var named: [String] = []
+            for case .named(let n) in options.entries.map(\.selector) where !named.contains(n) { named.append(n) }
+            runtimeEntries.append(entry)
+            for n in named {
+                var e = entry
+                e.selector = .named(n)
+                runtimeEntries.append(e)
+            }
+        } else {
+            runtimeEntries.append(entry)
+        }
+        recomputeTargets()
+        reconcile()
+        let what = entry.video.map { "'\($0)'" } ?? "new settings"
+        let target: String = { if case .named(let n) = entry.selector { return n }; return "every output" }()
+        log.notice("\(target): \(what) (wayloop ctl set)")
+        var p = PendingReply(client: client, waiting: Set(paths.filter { videos[$0]?.isReady != true }),
+                             success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)"))]))
+        // The new video failed: the override goes, and the old video plays on.
+        p.onFailure = { [weak self] _ in
+            guard let self else { return }
+            self.runtimeEntries = before
+            self.recomputeTargets()
+            self.reconcile()
+        }
+        pending.append(p)
+        resolvePending()
+    }
+
+    /// A second `wayloop ARGS` on this display: its command line replaces ours.
+    private func handOver(args: [String], cwd: String, client: Int) {
+        let parsed: Options
+        do {
+            guard case .run(let o) = try OptionParser.parse(args) else {
+                control?.reply(to: client, ControlError.usage("nothing to hand over: \(args.joined(separator: " "))").reply)
+                return
+            }
+            parsed = o
+        } catch {
+            control?.reply(to: client, ControlError.usage("usage: \(error) (see wayloop --help)").reply)
+            return
+        }
+        let home = Sys.env("HOME")
+        let previous = commandLine
+        commandLine.entries = parsed.entries.map { $0.resolvingPaths(in: cwd, home: home) }
+        commandLine.configPath = parsed.configPath.map { Paths.absolute($0, in: cwd, home: home) }
+        commandLine.noConfig = parsed.noConfig
+        commandLine.pauseOnFullscreen = parsed.pauseOnFullscreen
+        commandLine.pauseOnBattery = parsed.pauseOnBattery
+        log.notice("arguments handed over by a new start: \(args.joined(separator: " "))")
+        if !reload(replyTo: client, success: .object([("ok", .bool(true)), ("message", .string("handed over"))])) {
+            commandLine = previous
+        }
+    }
+}

@@ -1,0 +1,131 @@
+// The config file, pure: `$XDG_CONFIG_HOME/wayloop/config` parsed into output entries (the same
+// values as the command line's -o scopes). The format (README "Config file"):
+//
+//     # defaults for every output
+//     video = ~/Videos/loop.mp4
+//     mode = fill                 # fill | fit | stretch | center | tile
+//     color = 000000              # bars and borders
+//     dim = 0.2                   # 0 to 1
+//     fallback = 202020           # a colour or a video, shown when the video cannot be played
+//     pause-on-fullscreen = yes   # yes | no
+//     pause-on-battery = no
+//
+//     [output DP-1]               # a connector name, or "Make Model Serial" in quotes
+//     video = ~/Videos/left.mp4
+//
+// Relative paths are relative to the file's directory; `~/` is the home directory.
+
+public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let file: String
+    public let line: Int
+    public let reason: String
+    public init(file: String, line: Int, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
+    public var description: String { "\(file):\(line): \(reason)" }
+}
+
+public enum ConfigFile {
+    /// The default path: `$XDG_CONFIG_HOME/wayloop/config`, else `$HOME/.config/wayloop/config`.
+    public static func defaultPath(xdgConfigHome: String?, home: String?) -> String? {
+        if let x = xdgConfigHome, x.hasPrefix("/") { return x + "/wayloop/config" }
+        if let h = home, !h.isEmpty { return h + "/.config/wayloop/config" }
+        return nil
+    }
+
+    /// Parses `text` read from `path`; entries in file order, the top section first.
+    public static func parse(_ text: String, path: String, home: String?) throws(ConfigError) -> [OutputEntry] {
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        var entries: [OutputEntry] = []
+        var current = OutputEntry(selector: .all)
+        var seenKeys: Set<String> = []
+        var seenSections: Set<String> = []
+        var lineNumber = 0
+
+        func fail(_ reason: String) -> ConfigError { ConfigError(file: path, line: lineNumber, reason: reason) }
+
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = stripComment(raw).trimmed
+            if line.isEmpty { continue }
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]") else { throw fail("a section header ends with ']'") }
+                let inner = String(line.dropFirst().dropLast()).trimmed
+                let name: String
+                if inner == "*" { name = "*" } else {
+                    guard inner.hasPrefix("output") else { throw fail("unknown section '[\(inner)]' (expected [output NAME])") }
+                    var n = String(inner.dropFirst("output".count)).trimmed
+                    if n.count >= 2 && n.hasPrefix("\"") && n.hasSuffix("\"") { n = String(n.dropFirst().dropLast()) }
+                    guard !n.isEmpty else { throw fail("[output] needs a name: [output DP-1], [output \"Make Model Serial\"] or [output *]") }
+                    name = n
+                }
+                guard !seenSections.contains(name) else { throw fail("a second section for output '\(name)'") }
+                seenSections.insert(name)
+                entries.append(current)
+                current = OutputEntry(selector: name == "*" ? .all : .named(name))
+                seenKeys = []
+                continue
+            }
+            guard let eq = line.firstIndex(of: "=") else { throw fail("expected 'key = value' or '[output NAME]'") }
+            let key = String(line[..<eq]).trimmed
+            var value = String(line[line.index(after: eq)...]).trimmed
+            if value.count >= 2 && value.hasPrefix("\"") && value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            guard !value.isEmpty else { throw fail("'\(key)' has no value") }
+            guard !seenKeys.contains(key) else { throw fail("'\(key)' is set twice in this section") }
+            seenKeys.insert(key)
+            switch key {
+            case "video":
+                current.video = Paths.absolute(value, in: directory, home: home)
+            case "mode":
+                guard let m = ScaleMode(rawValue: value) else { throw fail("mode '\(value)' is not one of fill, fit, stretch, center, tile") }
+                current.mode = m
+            case "color", "colour":
+                guard let c = RGB(hex: value) else { throw fail("\(key) '\(value)' is not a colour RRGGBB") }
+                current.color = c
+            case "dim":
+                guard let d = Double(value), (0...1).contains(d) else { throw fail("dim '\(value)' is not a number from 0 to 1") }
+                current.dim = d
+            case "fallback":
+                switch Fallback(parsing: value) {
+                case .color(let c): current.fallback = .color(c)
+                case .video(let v): current.fallback = .video(Paths.absolute(v, in: directory, home: home))
+                }
+            case "pause-on-fullscreen", "pause-on-battery":
+                guard let b = yesNo(value) else { throw fail("\(key) '\(value)' is not yes or no") }
+                if key == "pause-on-fullscreen" { current.pauseOnFullscreen = b } else { current.pauseOnBattery = b }
+            default:
+                throw fail("unknown key '\(key)' (video, mode, color, dim, fallback, pause-on-fullscreen, pause-on-battery)")
+            }
+        }
+        entries.append(current)
+        // The top section matters only when it says something.
+        return entries.filter { $0 != OutputEntry(selector: .all) }
+    }
+
+    private static func yesNo(_ s: String) -> Bool? {
+        switch s.lowercased() {
+        case "yes", "true", "on", "1": return true
+        case "no", "false", "off", "0": return false
+        default: return nil
+        }
+    }
+
+    /// Drops a `#` comment that is not inside double quotes.
+    private static func stripComment(_ line: Substring) -> Substring {
+        var quoted = false
+        for i in line.indices {
+            if line[i] == "\"" { quoted.toggle() }
+            if line[i] == "#" && !quoted { return line[..<i] }
+        }
+        return line
+    }
+}
+
+extension StringProtocol {
+    var trimmed: String {
+        let ws: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        return String(drop(while: ws).reversed().drop(while: ws).reversed())
+    }
+}

@@ -1,0 +1,363 @@
+// The control protocol, pure: `wayloop ctl` arguments → a request, requests and replies as one
+// JSON object per line, and a line splitter with a size limit. The shell owns the sockets.
+
+/// One request to the running instance.
+public enum ControlRequest: Equatable, Sendable {
+    case status
+    /// Pause, resume or toggle one output (by name or description), or every output (nil).
+    case pause(String?)
+    case resume(String?)
+    case toggle(String?)
+    /// Show a video on an output (`*`: every output); the entry's selector says which.
+    case set(OutputEntry)
+    case reload
+    case quit
+    case subscribe
+    /// A second `wayloop ARGS` hands its arguments over; relative paths are relative to `cwd`.
+    case handOver(args: [String], cwd: String)
+
+    /// The request as one JSON line's object.
+    public var json: JSON {
+        func target(_ cmd: String, _ o: String?) -> JSON {
+            .object([("cmd", .string(cmd))] + (o.map { [("output", .string($0))] } ?? []))
+        }
+        switch self {
+        case .status: return .object([("cmd", .string("status"))])
+        case .pause(let o): return target("pause", o)
+        case .resume(let o): return target("resume", o)
+        case .toggle(let o): return target("toggle", o)
+        case .set(let e):
+            var pairs: [(String, JSON)] = [("cmd", .string("set"))]
+            switch e.selector {
+            case .all: pairs.append(("output", .string("*")))
+            case .named(let n): pairs.append(("output", .string(n)))
+            }
+            if let v = e.video { pairs.append(("video", .string(v))) }
+            if let m = e.mode { pairs.append(("mode", .string(m.rawValue))) }
+            if let c = e.color { pairs.append(("color", .string(c.description))) }
+            if let d = e.dim { pairs.append(("dim", .number(d))) }
+            if let f = e.fallback { pairs.append(("fallback", .string(f.description))) }
+            return .object(pairs)
+        case .reload: return .object([("cmd", .string("reload"))])
+        case .quit: return .object([("cmd", .string("quit"))])
+        case .subscribe: return .object([("cmd", .string("subscribe"))])
+        case .handOver(let args, let cwd):
+            return .object([("cmd", .string("args")), ("args", .array(args.map { .string($0) })), ("cwd", .string(cwd))])
+        }
+    }
+
+    /// Reads a request; the error is one line for the error reply.
+    public static func parse(_ line: String) -> Result<ControlRequest, ControlError> {
+        let value: JSON
+        do { value = try JSON.parse(line) } catch { return .failure(.malformed("\(error)")) }
+        guard case .object = value else { return .failure(.malformed("a request is a JSON object")) }
+        guard let cmd = value["cmd"]?.string else { return .failure(.malformed("the request has no \"cmd\" string")) }
+        let output = value["output"]?.string
+        if let o = value["output"], output == nil, o != .null { return .failure(.malformed("\"output\" must be a string")) }
+        switch cmd {
+        case "status": return .success(.status)
+        case "pause": return .success(.pause(output))
+        case "resume": return .success(.resume(output))
+        case "toggle": return .success(.toggle(output))
+        case "reload": return .success(.reload)
+        case "quit": return .success(.quit)
+        case "subscribe": return .success(.subscribe)
+        case "set":
+            guard let output, !output.isEmpty else { return .failure(.malformed("set needs \"output\" (a name or \"*\")")) }
+            var e = OutputEntry(selector: output == "*" ? .all : .named(output))
+            e.video = value["video"]?.string
+            if let m = value["mode"] {
+                guard let mode = m.string.flatMap(ScaleMode.init(rawValue:)) else {
+                    return .failure(.malformed("\"mode\" must be one of fill, fit, stretch, center, tile"))
+                }
+                e.mode = mode
+            }
+            if let c = value["color"] {
+                guard let color = c.string.flatMap(RGB.init(hex:)) else { return .failure(.malformed("\"color\" must be RRGGBB")) }
+                e.color = color
+            }
+            if let d = value["dim"] {
+                guard let dim = d.number, (0...1).contains(dim) else { return .failure(.malformed("\"dim\" must be a number from 0 to 1")) }
+                e.dim = dim
+            }
+            if let f = value["fallback"] {
+                guard let s = f.string, !s.isEmpty else { return .failure(.malformed("\"fallback\" must be RRGGBB or a video path")) }
+                e.fallback = Fallback(parsing: s)
+            }
+            guard e.video != nil || e.mode != nil || e.color != nil || e.dim != nil || e.fallback != nil else {
+                return .failure(.malformed("set needs \"video\" or a setting to change"))
+            }
+            if let v = e.video, !v.hasPrefix("/") { return .failure(.malformed("\"video\" must be an absolute path")) }
+            return .success(.set(e))
+        case "args":
+            guard let args = value["args"]?.array?.compactMap(\.string), let cwd = value["cwd"]?.string else {
+                return .failure(.malformed("args needs \"args\" (strings) and \"cwd\""))
+            }
+            return .success(.handOver(args: args, cwd: cwd))
+        default:
+            return .failure(.malformed("unknown command '\(cmd)'"))
+        }
+    }
+}
+
+/// Why a request failed: the kind travels in the reply so that clients can choose an exit status.
+public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
+    case malformed(String)
+    case tooLong(limit: Int)
+    case noSuchOutput(String)
+    case usage(String)
+    case config(String)
+    case video(String)
+    case refused(String)
+    case busy(String)
+
+    public var kind: String {
+        switch self {
+        case .malformed: return "malformed"
+        case .tooLong: return "too-long"
+        case .noSuchOutput: return "no-such-output"
+        case .usage: return "usage"
+        case .config: return "config"
+        case .video: return "video"
+        case .refused: return "refused"
+        case .busy: return "busy"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .malformed(let m): return "malformed request: \(m)"
+        case .tooLong(let n): return "request longer than \(n) bytes"
+        case .noSuchOutput(let o): return "no output matches '\(o)'"
+        case .usage(let m), .config(let m), .video(let m), .refused(let m), .busy(let m): return m
+        }
+    }
+
+    public var reply: JSON {
+        .object([("ok", .bool(false)), ("error", .string(description)), ("kind", .string(kind))])
+    }
+}
+
+/// `wayloop ctl ...` as parsed from the command line.
+public struct CtlCommand: Equatable, Sendable {
+    public var request: ControlRequest
+    /// `status --json`: print the reply as it came.
+    public var json = false
+    public init(request: ControlRequest, json: Bool = false) {
+        self.request = request
+        self.json = json
+    }
+}
+
+public enum CtlParser {
+    public static let usage = "status [--json] | pause|resume|toggle [OUTPUT] | set OUTPUT|'*' VIDEO [-m MODE] [-c RRGGBB] [--dim F] | reload | quit | subscribe"
+
+    /// Parses the arguments after `ctl`. Video paths stay as given: the client makes them absolute.
+    public static func parse(_ args: [String]) throws(UsageError) -> CtlCommand {
+        guard let cmd = args.first else { throw .ctl("no command (\(usage))") }
+        let rest = Array(args.dropFirst())
+        func noMore(_ a: ArraySlice<String>) throws(UsageError) {
+            if let x = a.first { throw .unexpectedArgument(x) }
+        }
+        switch cmd {
+        case "status":
+            var json = false
+            for a in rest {
+                guard a == "--json" else { throw .unknownOption(a) }
+                json = true
+            }
+            return CtlCommand(request: .status, json: json)
+        case "pause", "resume", "toggle":
+            try noMore(rest.dropFirst())
+            let o = rest.first == "*" ? nil : rest.first
+            if let o, o.hasPrefix("-") { throw .unknownOption(o) }
+            return CtlCommand(request: cmd == "pause" ? .pause(o) : cmd == "resume" ? .resume(o) : .toggle(o))
+        case "reload", "quit", "subscribe":
+            try noMore(rest[...])
+            return CtlCommand(request: cmd == "reload" ? .reload : cmd == "quit" ? .quit : .subscribe)
+        case "set":
+            guard let output = rest.first, !output.hasPrefix("-") else { throw .ctl("set needs OUTPUT (or '*') and VIDEO") }
+            var e = OutputEntry(selector: output == "*" ? .all : .named(output))
+            var i = 1
+            func value(_ opt: String) throws(UsageError) -> String {
+                i += 1
+                guard i < rest.count else { throw .missingValue(option: opt) }
+                return rest[i]
+            }
+            while i < rest.count {
+                let a = rest[i]
+                switch a {
+                case "-m", "--mode":
+                    let v = try value(a)
+                    guard let m = ScaleMode(rawValue: v) else { throw .badValue(option: a, value: v, expected: "one of fill, fit, stretch, center, tile") }
+                    e.mode = m
+                case "-c", "--color":
+                    let v = try value(a)
+                    guard let c = RGB(hex: v) else { throw .badValue(option: a, value: v, expected: "a colour RRGGBB") }
+                    e.color = c
+                case "--dim":
+                    let v = try value(a)
+                    guard let d = Double(v), (0...1).contains(d) else { throw .badValue(option: a, value: v, expected: "a number from 0 to 1") }
+                    e.dim = d
+                case "-f", "--fallback":
+                    let v = try value(a)
+                    guard !v.isEmpty else { throw .badValue(option: a, value: v, expected: "a colour RRGGBB or a video file") }
+                    e.fallback = Fallback(parsing: v)
+                default:
+                    if a.hasPrefix("-") && a.count > 1 { throw .unknownOption(a) }
+                    if e.video != nil { throw .unexpectedArgument(a) }
+                    e.video = a
+                }
+                i += 1
+            }
+            guard e.video != nil || e.mode != nil || e.color != nil || e.dim != nil || e.fallback != nil else {
+                throw .ctl("set needs VIDEO or a setting to change")
+            }
+            return CtlCommand(request: .set(e))
+        default:
+            throw .ctl("unknown command '\(cmd)' (\(usage))")
+        }
+    }
+}
+
+/// Splits a byte stream into lines, with a limit on a line's length. A line over the limit is
+/// discarded up to its newline and reported once, so that the connection stays usable.
+public struct LineSplitter: Sendable {
+    public let limit: Int
+    private var buffer: [UInt8] = []
+    private var discarding = false
+
+    public init(limit: Int) { self.limit = limit }
+
+    public enum Item: Equatable, Sendable {
+        case line(String)
+        case tooLong
+    }
+
+    /// Feeds bytes; returns the complete lines (and overflows) in order.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Item] {
+        var out: [Item] = []
+        for b in bytes {
+            if b == UInt8(ascii: "\n") {
+                if discarding {
+                    discarding = false
+                } else {
+                    if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
+                    out.append(.line(String(decoding: buffer, as: UTF8.self)))
+                }
+                buffer.removeAll(keepingCapacity: true)
+            } else if !discarding {
+                buffer.append(b)
+                if buffer.count > limit {
+                    out.append(.tooLong)
+                    discarding = true
+                    buffer.removeAll(keepingCapacity: false)
+                }
+            }
+        }
+        return out
+    }
+
+    public mutating func feed(_ bytes: [UInt8]) -> [Item] { bytes.withUnsafeBytes { feed($0) } }
+}
+
+/// One output as `status` reports it.
+public struct OutputStatus: Equatable, Sendable {
+    public var name: String
+    public var description: String
+    public var video: String?
+    public var mode: ScaleMode?
+    public var state: PlayerState
+    /// Seconds into the loop of the frame on screen.
+    public var position: Double?
+    public var framesShown: Int
+    public var framesDropped: Int
+    /// What a failed output shows instead (a colour or a video), if anything.
+    public var showing: String?
+
+    public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: PlayerState,
+                position: Double? = nil, framesShown: Int = 0, framesDropped: Int = 0, showing: String? = nil) {
+        self.name = name
+        self.description = description
+        self.video = video
+        self.mode = mode
+        self.state = state
+        self.position = position
+        self.framesShown = framesShown
+        self.framesDropped = framesDropped
+        self.showing = showing
+    }
+
+    /// Reads back what `json` wrote (the ctl client formats a status reply with it).
+    public init?(json: JSON) {
+        guard let name = json["name"]?.string, let stateName = json["state"]?.string else { return nil }
+        let reason = json["reason"]?.string
+        let state: PlayerState
+        switch stateName {
+        case "idle": state = .idle
+        case "loading": state = .loading
+        case "playing": state = .playing
+        case "paused": state = .paused(reason.flatMap(PauseReason.init(rawValue:)) ?? .user)
+        case "failed": state = .failed(reason.flatMap(FailureKind.init(rawValue:)) ?? .playbackFailed, json["error"]?.string ?? "")
+        default: return nil
+        }
+        self.init(name: name, description: json["description"]?.string ?? "", video: json["video"]?.string,
+                  mode: json["mode"]?.string.flatMap(ScaleMode.init(rawValue:)), state: state,
+                  position: json["position"]?.number, framesShown: Int(json["frames_shown"]?.number ?? 0),
+                  framesDropped: Int(json["frames_dropped"]?.number ?? 0), showing: json["showing"]?.string)
+    }
+
+    public var json: JSON {
+        var pairs: [(String, JSON)] = [("name", .string(name)), ("description", .string(description)),
+                                       ("video", video.map { .string($0) } ?? .null),
+                                       ("mode", mode.map { .string($0.rawValue) } ?? .null)]
+        pairs += StateEvent.stateFields(state)
+        pairs += [("position", position.map { .number(($0 * 1000).rounded() / 1000) } ?? .null),
+                  ("frames_shown", .number(Double(framesShown))), ("frames_dropped", .number(Double(framesDropped)))]
+        if let showing { pairs.append(("showing", .string(showing))) }
+        return .object(pairs)
+    }
+
+    /// One line of `wayloop ctl status`.
+    public var line: String {
+        var s = "\(name): \(state)"
+        if let video { s += ", \(video)" }
+        if let mode { s += " (\(mode.rawValue))" }
+        if let position { s += ", at \(Self.seconds(position)) s" }
+        s += ", \(framesShown) frames shown, \(framesDropped) dropped"
+        if let showing { s += ", showing \(showing) instead" }
+        return s
+    }
+
+    static func seconds(_ x: Double) -> String {
+        let t = Int((x * 10).rounded())
+        return "\(t / 10).\(t % 10)"
+    }
+}
+
+/// A state change as published to subscribers (and logged at debug level).
+public struct StateEvent: Equatable, Sendable {
+    public var output: String
+    public var state: PlayerState
+    public var video: String?
+    public init(output: String, state: PlayerState, video: String?) {
+        self.output = output
+        self.state = state
+        self.video = video
+    }
+
+    static func stateFields(_ state: PlayerState) -> [(String, JSON)] {
+        var pairs: [(String, JSON)] = [("state", .string(state.name))]
+        switch state {
+        case .paused(let r): pairs.append(("reason", .string(r.rawValue)))
+        case .failed(let k, let m): pairs += [("reason", .string(k.rawValue)), ("error", .string(m))]
+        default: pairs.append(("reason", .null))
+        }
+        return pairs
+    }
+
+    public var json: JSON {
+        .object([("event", .string("state")), ("output", .string(output))] + Self.stateFields(state)
+                + [("video", video.map { .string($0) } ?? .null)])
+    }
+}
