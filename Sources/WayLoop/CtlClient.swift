@@ -22,11 +22,8 @@ enum CtlClient {
 
     static func run(_ command: CtlCommand) -> Int32 {
         var request = command.request
-        if case .set(var e) = request, let v = e.video {
-            e.video = Paths.absolute(v, in: Sys.currentDirectory, home: Sys.env("HOME"))
-            if case .video(let f)? = e.fallback { e.fallback = .video(Paths.absolute(f, in: Sys.currentDirectory, home: Sys.env("HOME"))) }
-            request = .set(e)
-        }
+        // Paths are the caller's: made absolute here, where the working directory is known.
+        if case .set(let e) = request { request = .set(e.resolvingPaths(in: Sys.currentDirectory, home: Sys.env("HOME"))) }
         let path = ControlServer.defaultPath
         let conn: Connection
         switch Connection.open(path) {
@@ -37,7 +34,11 @@ enum CtlClient {
         }
         defer { conn.close() }
         let timeout: Int32 = request == .subscribe ? -1 : 60_000
-        switch conn.send(request.json).flatMap({ conn.readLine(timeoutMs: timeout) }) {
+        // A refused peer gets its reason and a closed connection: read it even if sending failed.
+        let sent = conn.send(request.json)
+        var answer = conn.readLine(timeoutMs: timeout)
+        if case .failure(let f) = sent, case .failure = answer { answer = .failure(f) }
+        switch answer {
         case .failure(let f):
             Sys.writeStderr("wayloop: error: ctl: \(f)")
             return requestFailed

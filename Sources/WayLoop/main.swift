@@ -11,7 +11,9 @@ case .success(.help):
 case .success(.version):
     Sys.writeStdout(Help.version)
     status = .ok
-case .success(.run(let options)):
+case .success(.run(var options)):
+    // Relative paths are this process's: absolute before anything (or a hand-over) uses them.
+    options.configPath = options.configPath.map { Paths.absolute($0, in: Sys.currentDirectory, home: Sys.env("HOME")) }
     log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
     status = App.run(options: options, arguments: Array(CommandLine.arguments.dropFirst()), log: log)
 case .success(.ctl(let command)):

@@ -46,7 +46,7 @@ public enum ConfigFile {
 
         func fail(_ reason: String) -> ConfigError { ConfigError(file: path, line: lineNumber, reason: reason) }
 
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             let line = stripComment(raw).trimmed
             if line.isEmpty { continue }
@@ -55,7 +55,7 @@ public enum ConfigFile {
                 let inner = String(line.dropFirst().dropLast()).trimmed
                 let name: String
                 if inner == "*" { name = "*" } else {
-                    guard inner.hasPrefix("output") else { throw fail("unknown section '[\(inner)]' (expected [output NAME])") }
+                    guard inner == "output" || inner.hasPrefix("output ") || inner.hasPrefix("output\t") else { throw fail("unknown section '[\(inner)]' (expected [output NAME])") }
                     var n = String(inner.dropFirst("output".count)).trimmed
                     if n.count >= 2 && n.hasPrefix("\"") && n.hasSuffix("\"") { n = String(n.dropFirst().dropLast()) }
                     guard !n.isEmpty else { throw fail("[output] needs a name: [output DP-1], [output \"Make Model Serial\"] or [output *]") }

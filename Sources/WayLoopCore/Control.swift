@@ -65,7 +65,10 @@ public enum ControlRequest: Equatable, Sendable {
         case "set":
             guard let output, !output.isEmpty else { return .failure(.malformed("set needs \"output\" (a name or \"*\")")) }
             var e = OutputEntry(selector: output == "*" ? .all : .named(output))
-            e.video = value["video"]?.string
+            if let v = value["video"], v != .null {
+                guard let s = v.string else { return .failure(.malformed("\"video\" must be a string")) }
+                e.video = s
+            }
             if let m = value["mode"] {
                 guard let mode = m.string.flatMap(ScaleMode.init(rawValue:)) else {
                     return .failure(.malformed("\"mode\" must be one of fill, fit, stretch, center, tile"))
@@ -83,6 +86,9 @@ public enum ControlRequest: Equatable, Sendable {
             if let f = value["fallback"] {
                 guard let s = f.string, !s.isEmpty else { return .failure(.malformed("\"fallback\" must be RRGGBB or a video path")) }
                 e.fallback = Fallback(parsing: s)
+                if case .video(let v)? = e.fallback, !v.hasPrefix("/") {
+                    return .failure(.malformed("a \"fallback\" video must be an absolute path"))
+                }
             }
             guard e.video != nil || e.mode != nil || e.color != nil || e.dim != nil || e.fallback != nil else {
                 return .failure(.malformed("set needs \"video\" or a setting to change"))
@@ -90,7 +96,8 @@ public enum ControlRequest: Equatable, Sendable {
             if let v = e.video, !v.hasPrefix("/") { return .failure(.malformed("\"video\" must be an absolute path")) }
             return .success(.set(e))
         case "args":
-            guard let args = value["args"]?.array?.compactMap(\.string), let cwd = value["cwd"]?.string else {
+            guard let items = value["args"]?.array, case let args = items.compactMap(\.string), args.count == items.count,
+                  let cwd = value["cwd"]?.string else {
                 return .failure(.malformed("args needs \"args\" (strings) and \"cwd\""))
             }
             return .success(.handOver(args: args, cwd: cwd))
@@ -150,7 +157,7 @@ public struct CtlCommand: Equatable, Sendable {
 }
 
 public enum CtlParser {
-    public static let usage = "status [--json] | pause|resume|toggle [OUTPUT] | set OUTPUT|'*' VIDEO [-m MODE] [-c RRGGBB] [--dim F] | reload | quit | subscribe"
+    public static let usage = "status [--json] | pause|resume|toggle [OUTPUT] | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] | reload | quit | subscribe"
 
     /// Parses the arguments after `ctl`. Video paths stay as given: the client makes them absolute.
     public static func parse(_ args: [String]) throws(UsageError) -> CtlCommand {

@@ -46,9 +46,21 @@ final class OptionsTests: XCTestCase {
             (["-m", "zoom", "v.mp4"], .badValue(option: "-m", value: "zoom", expected: "one of fill, fit, stretch, center, tile")),
             (["-c", "red", "v.mp4"], .badValue(option: "-c", value: "red", expected: "a colour RRGGBB")),
             (["--dim", "1.5", "v.mp4"], .badValue(option: "--dim", value: "1.5", expected: "a number from 0 to 1")),
-            ([], .noVideo),
-            (["-o", "DP-1", "-m", "fit"], .noVideo),
             (["a.mp4", "b.mp4"], .unexpectedArgument("b.mp4")),
+            (["a.mp4", "-i", "b.mp4"], .unexpectedArgument("b.mp4")),
+            (["a.mp4", "-o", "DP-1", "-i", "b.mp4", "c.mp4"], .unexpectedArgument("c.mp4")),
+            (["-f", "", "v.mp4"], .badValue(option: "-f", value: "", expected: "a colour RRGGBB or a video file")),
+            (["v.mp4", "--fallback"], .missingValue(option: "--fallback")),
+            (["v.mp4", "--config"], .missingValue(option: "--config")),
+            (["--queue-frames", "1", "v.mp4"], .badValue(option: "--queue-frames", value: "1", expected: "a whole number from 2 to 120")),
+            (["--release-after", "0", "v.mp4"],
+             .badValue(option: "--release-after", value: "0", expected: "a number of seconds from 0.1 to 86400")),
+            (["--log-level", "loud", "v.mp4"], .badValue(option: "--log-level", value: "loud", expected: "one of error, notice, debug, trace")),
+            (["--config=x", "v.mp4"], .unknownOption("--config=x")),
+            (["v.mp4", "ctl", "status"], .unexpectedArgument("ctl")),
+            (["ctl"], .ctl("no command (\(CtlParser.usage))")),
+            (["ctl", "dance"], .ctl("unknown command 'dance' (\(CtlParser.usage))")),
+            (["ctl", "pause", "DP-1", "DP-2"], .unexpectedArgument("DP-2")),
         ]
         for (args, expected) in cases {
             XCTAssertThrowsError(try OptionParser.parse(args), "\(args)") { error in
@@ -56,6 +68,102 @@ final class OptionsTests: XCTestCase {
                 XCTAssertTrue("\(error)".contains(expected.description))
             }
         }
+    }
+
+    /// No video on the command line is fine: a config file may name it (the app checks later).
+    func testNoVideoIsARunWithoutEntries() throws {
+        let o = try run([])
+        XCTAssertEqual(o, Options())
+        XCTAssertEqual(o.entries, [])
+        XCTAssertNil(o.settings(forOutput: "DP-1"))
+        XCTAssertEqual(o.videos, [])
+
+        let scoped = try run(["-o", "DP-1", "-m", "fit"])
+        XCTAssertEqual(scoped.entries, [OutputEntry(selector: .named("DP-1"), mode: .fit)])
+        XCTAssertNil(scoped.settings(forOutput: "DP-1"), "a mode without a video gives no surface")
+
+        let unscoped = try run(["-m", "fit", "--dim", "0.5", "-f", "202020"])
+        XCTAssertEqual(unscoped.entries, [OutputEntry(selector: .all, mode: .fit, dim: 0.5,
+                                                      fallback: .color(RGB(red: 0x20, green: 0x20, blue: 0x20)))])
+
+        XCTAssertEqual(try run(["-v"]).entries, [])
+        XCTAssertEqual(try run(["--no-config", "--replace"]).entries, [])
+    }
+
+    func testDefaults() throws {
+        let o = try run(["v.mp4"])
+        XCTAssertNil(o.configPath)
+        XCTAssertFalse(o.noConfig)
+        XCTAssertFalse(o.replace)
+        XCTAssertNil(o.pauseOnFullscreen, "nil: the config file, then the default, decide")
+        XCTAssertNil(o.pauseOnBattery)
+        XCTAssertEqual(o.logLevel, .notice)
+        XCTAssertEqual(o.queueFrames, 8)
+        XCTAssertEqual(o.releaseAfter, 60)
+        XCTAssertEqual(o.settings(forOutput: "DP-1"), OutputSettings(video: "v.mp4"))
+        XCTAssertEqual(o.settings(forOutput: "DP-1")?.pauseOnFullscreen, true)
+        XCTAssertEqual(o.settings(forOutput: "DP-1")?.pauseOnBattery, false)
+    }
+
+    func testConfigReplaceAndPauseFlags() throws {
+        let o = try run(["--config", "/etc/wayloop.conf", "--replace", "--no-fullscreen-pause", "--pause-on-battery",
+                         "--release-after", "0.5", "v.mp4"])
+        XCTAssertEqual(o.configPath, "/etc/wayloop.conf")
+        XCTAssertFalse(o.noConfig)
+        XCTAssertTrue(o.replace)
+        XCTAssertEqual(o.pauseOnFullscreen, false)
+        XCTAssertEqual(o.pauseOnBattery, true)
+        XCTAssertEqual(o.releaseAfter, 0.5)
+        XCTAssertEqual(o.settings(forOutput: "DP-1"),
+                       OutputSettings(video: "v.mp4", pauseOnFullscreen: false, pauseOnBattery: true))
+        XCTAssertEqual(o.videos, ["v.mp4"], "--config's value is not a video")
+
+        let n = try run(["--no-config", "v.mp4"])
+        XCTAssertTrue(n.noConfig)
+        XCTAssertNil(n.configPath)
+    }
+
+    func testFallback() throws {
+        let grey = RGB(red: 0x20, green: 0x20, blue: 0x20)
+        let cases: [([String], String, Fallback?)] = [
+            (["-f", "202020", "v.mp4"], "DP-1", .color(grey)),
+            (["--fallback", "#202020", "v.mp4"], "DP-1", .color(grey)),
+            (["-f", "still.mp4", "v.mp4"], "DP-1", .video("still.mp4")),
+            (["v.mp4", "-o", "DP-1", "--fallback", "still.mp4"], "DP-1", .video("still.mp4")),
+            (["v.mp4", "-o", "DP-1", "--fallback", "still.mp4"], "DP-2", nil),
+            (["-f", "202020", "v.mp4", "-o", "DP-1", "-f", "/v/still.mp4"], "DP-1", .video("/v/still.mp4")),
+            (["-f", "202020", "v.mp4", "-o", "DP-1", "-f", "/v/still.mp4"], "HDMI-A-1", .color(grey)),
+            (["v.mp4"], "DP-1", nil),
+        ]
+        for (args, output, want) in cases {
+            let o = try run(args)
+            XCTAssertEqual(o.settings(forOutput: output)?.fallback, want, "\(args) on \(output)")
+        }
+        let o = try run(["-f", "a-still.mp4", "v.mp4", "-o", "DP-1", "-i", "w.mp4", "-f", "v.mp4"])
+        XCTAssertEqual(o.videos, ["v.mp4", "w.mp4"])
+        XCTAssertEqual(o.allVideos, ["v.mp4", "w.mp4", "a-still.mp4"], "fallback videos after, without repeats")
+        XCTAssertTrue(o.hasFallback)
+        XCTAssertTrue(try run(["v.mp4", "-o", "DP-1", "-f", "000000"]).hasFallback)
+        XCTAssertFalse(try run(["v.mp4", "-o", "DP-1", "-m", "fit"]).hasFallback)
+    }
+
+    func testCtlAsFirstArgument() throws {
+        let cases: [([String], CtlCommand)] = [
+            (["ctl", "status"], CtlCommand(request: .status)),
+            (["ctl", "status", "--json"], CtlCommand(request: .status, json: true)),
+            (["ctl", "pause", "DP-1"], CtlCommand(request: .pause("DP-1"))),
+            (["ctl", "toggle"], CtlCommand(request: .toggle(nil))),
+            (["ctl", "set", "*", "v.mp4", "-m", "fit"],
+             CtlCommand(request: .set(OutputEntry(selector: .all, video: "v.mp4", mode: .fit)))),
+            (["ctl", "quit"], CtlCommand(request: .quit)),
+            // Options after ctl belong to ctl, not to the wallpaper.
+            (["ctl", "set", "DP-1", "--dim", "0.5"], CtlCommand(request: .set(OutputEntry(selector: .named("DP-1"), dim: 0.5)))),
+        ]
+        for (args, want) in cases {
+            XCTAssertEqual(try OptionParser.parse(args), .ctl(want), "\(args)")
+        }
+        // Only as the first argument: after `--` it is a video's name.
+        XCTAssertEqual(try run(["--", "ctl"]).videos, ["ctl"])
     }
 
     func testRGBParsesAndPrints() {
