@@ -14,7 +14,7 @@ public enum ExitStatus: Int32, Sendable {
     case missingProtocol = 4
     /// A video cannot be played: missing, unreadable, not a video, unsupported codec.
     case badVideo = 5
-    /// Another wayloop already shows wallpapers on this display.
+    /// Another wayloop holds this display's lock but does not answer on its control socket.
     case alreadyRunning = 6
 }
 
@@ -23,12 +23,17 @@ public enum Help {
 
     public static let text = """
     Usage: wayloop [OPTIONS] VIDEO
-           wayloop [-o OUTPUT [-m MODE] [-c RRGGBB] [--dim F] -i VIDEO]... [VIDEO]
+           wayloop [-o OUTPUT [-m MODE] [-c RRGGBB] [--dim F] [-f FB] -i VIDEO]... [VIDEO]
+           wayloop ctl status [--json] | pause|resume|toggle [OUTPUT] | reload | quit
+                       | subscribe | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB] [--dim F] [-f FB]
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
     wlroots compositor (sway, Hyprland, river, labwc, niri, ...). Runs in the foreground:
-    put `exec wayloop ~/Videos/loop.mp4` in a sway config or `exec-once = wayloop ...` in
-    Hyprland's. Stops cleanly (exit 0) on SIGINT, SIGTERM or when the compositor goes away.
+    put `exec_always wayloop ~/Videos/loop.mp4` in a sway config or `exec-once = wayloop ...`
+    in Hyprland's. One per display: a second start hands its arguments to the running one
+    and exits 0. Stops cleanly (exit 0) on SIGINT, SIGTERM, `wayloop ctl quit` or when the
+    compositor goes away. Settings also come from $XDG_CONFIG_HOME/wayloop/config (see the
+    README), read again on SIGHUP and `wayloop ctl reload`.
 
     Options:
       -o, --output NAME     apply the options after it to output NAME (connector such as
@@ -39,6 +44,11 @@ public enum Help {
                             tile (1:1 pixels, repeated from the top-left)
       -c, --color RRGGBB    colour of bars and borders (default 000000)
           --dim F           darken the picture by F, 0 to 1 (default 0)
+      -f, --fallback FB     shown when the video cannot be played: a colour RRGGBB or
+                            another video (default: no surface)
+          --config FILE     the config file (default $XDG_CONFIG_HOME/wayloop/config)
+          --no-config       read no config file
+          --replace         stop the wayloop running on this display and take over
           --queue-frames N  decoded frames kept ready ahead of the screen (default 8)
           --trace-frames F  append one line per presented frame to F (for tests)
           --no-fullscreen-pause
@@ -53,9 +63,15 @@ public enum Help {
       -h, --help            show this help
       -V, --version         show the version
 
-    Signals: SIGINT/SIGTERM stop (exit 0), SIGUSR1 toggles pause.
-    Exit status: 0 stopped normally, 1 runtime failure, 2 bad command line,
-    3 no Wayland compositor, 4 compositor lacks wlr-layer-shell, 5 video cannot be played,
-    6 another wayloop already runs on this display.
+    wayloop ctl talks to the running wayloop (socket $XDG_RUNTIME_DIR/wayloop-$WAYLAND_DISPLAY.sock):
+    status, pause/resume/toggle (every output or one), set (switch video or settings at
+    run time; the old video plays until the new one is ready), reload, quit, subscribe (one
+    JSON line per state change). ctl exits 0 done, 1 refused or failed, 2 bad command line,
+    3 no wayloop running.
+
+    Signals: SIGINT/SIGTERM stop (exit 0), SIGUSR1 toggles pause, SIGHUP reloads the config.
+    Exit status: 0 stopped normally or handed over, 1 runtime failure, 2 bad command line
+    or config file, 3 no Wayland compositor, 4 compositor lacks wlr-layer-shell, 5 video
+    cannot be played, 6 another wayloop holds the display but does not answer.
     """
 }
