@@ -64,8 +64,31 @@ final class App {
     /// Runs WayLoop to the end and returns the exit status. `arguments` (argv without the
     /// program name) are handed to an instance already running on this display.
     static func run(options cli: Options, arguments: [String], log: Logger) -> ExitStatus {
-        // One instance per display. The lock comes first: a second start hands its arguments
-        // over (so `exec_always wayloop ...` in a sway config never stacks processes).
+        let configEntries: [OutputEntry]
+        switch loadConfig(cli) {
+        case .failure(let e):
+            log.scoped("config").error("\(e)")
+            return .usage
+        case .success(let c): configEntries = c
+        }
+        var options = cli
+        options.entries = configEntries + cli.entries
+        guard !options.videos.isEmpty else {
+            log.error("usage: \(UsageError.noVideo) (see wayloop --help)")
+            return .usage
+        }
+        // A video that cannot be played fails its outputs only; with none playable and no
+        // fallback, stop here, before connecting (or handing over).
+        var failed: [String: VideoError] = [:]
+        for path in options.allVideos {
+            if let e = Preflight.check(path) {
+                log.scoped("video").error("\(e)")
+                failed[path] = e
+            }
+        }
+        if options.videos.allSatisfy({ failed[$0] != nil }) && !options.hasFallback { return .badVideo }
+        // One instance per display: a second start hands its arguments over (so that
+        // `exec_always wayloop ...` in a sway config never stacks processes).
         let lock: InstanceLock
         switch InstanceLock.acquire() {
         case .acquired(let l): lock = l
@@ -90,29 +113,6 @@ final class App {
             return .failure
         }
         defer { server.shutdown() }
-        let configEntries: [OutputEntry]
-        switch loadConfig(cli) {
-        case .failure(let e):
-            log.scoped("config").error("\(e)")
-            return .usage
-        case .success(let c): configEntries = c
-        }
-        var options = cli
-        options.entries = configEntries + cli.entries
-        guard !options.videos.isEmpty else {
-            log.error("usage: \(UsageError.noVideo) (see wayloop --help)")
-            return .usage
-        }
-        // A video that cannot be played fails its outputs only; with none playable and no
-        // fallback, stop here, before connecting.
-        var failed: [String: VideoError] = [:]
-        for path in options.allVideos {
-            if let e = Preflight.check(path) {
-                log.scoped("video").error("\(e)")
-                failed[path] = e
-            }
-        }
-        if options.videos.allSatisfy({ failed[$0] != nil }) && !options.hasFallback { return .badVideo }
         // Signals are blocked before any thread starts, so only the signalfd sees them.
         guard let signals = SignalFD(), let wakeup = WakeupFD() else {
             log.error("cannot set up signal handling: \(Sys.errnoText())")
@@ -673,8 +673,14 @@ extension App: ToplevelsDelegate {
         let s = outputSettings[id] ?? targets[id]
         let fullscreen = s?.pauseOnFullscreen ?? true && toplevels?.hasFullscreen(on: o.proxy) == true
         let battery = s?.pauseOnBattery ?? false && onBattery
+        let before = players[id]?.pauseReasons ?? []
         apply(id, fullscreen ? .pause(.fullscreen) : .resume(.fullscreen))
         apply(id, battery ? .pause(.battery) : .resume(.battery))
+        // One line a user wants to see when a rule pauses or resumes an output.
+        let after = players[id]?.pauseReasons ?? []
+        for r in [PauseReason.fullscreen, .battery] where before.contains(r) != after.contains(r) {
+            log.notice("\(o.displayName): " + (after.contains(r) ? "paused (\(r.rawValue))" : "resumed (\(r.rawValue) rule)"))
+        }
     }
 }
 
