@@ -29,6 +29,13 @@ static inline int64_t avx_frame_duration(const AVFrame *f) {
     return f->pkt_duration;
 #endif
 }
+// Bytes held by a frame's buffers (AVFrame.buf is a fixed array Swift sees as a tuple).
+static inline size_t avx_frame_bytes(const AVFrame *f) {
+    size_t n = 0;
+    for (int i = 0; i < AV_NUM_DATA_POINTERS; i++) if (f->buf[i]) n += f->buf[i]->size;
+    for (int i = 0; i < f->nb_extended_buf; i++) n += f->extended_buf[i]->size;
+    return n;
+}
 // The codec context's frame-threading constant is a macro.
 static inline int avx_thread_frame(void) { return FF_THREAD_FRAME; }
 static inline int avx_thread_slice(void) { return FF_THREAD_SLICE; }

@@ -264,7 +264,7 @@ final class App {
     }
 
     func startVideo(_ path: String) -> Bool {
-        guard let v = Video(path: path, queueFrames: options.queueFrames, wakeup: wakeup,
+        guard let v = Video(path: path, queueFrames: options.queueFrames, cacheBudget: options.cacheMB << 20, wakeup: wakeup,
                             maxTextureSize: renderer?.maxTextureSize, log: log.scoped("video")) else {
             log.error("cannot start a decoder thread: \(Sys.errnoText())")
             return false

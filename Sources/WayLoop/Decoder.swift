@@ -24,6 +24,9 @@ final class Decoder {
     private var decodeErrors = 0
     private var decodedAny = false
     private var heldNotices: [String] = []
+    /// What the whole clip would take decoded (frames × frame size), when the container says;
+    /// the loop cache is tried only when this fits its budget.
+    private var estimatedBytes: Int?
 
     init(path: String, channel: FrameChannel, log: Logger) {
         self.path = path
@@ -100,6 +103,14 @@ final class Decoder {
             break
         }
         let pixfmt = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.pointee.format)).map { String(cString: $0) } ?? "?"
+        let frameBytes = av_image_get_buffer_size(AVPixelFormat(rawValue: par.pointee.format), par.pointee.width, par.pointee.height, 1)
+        var frames = Int(stream.pointee.nb_frames)
+        if frames <= 0 {
+            let d = stream.pointee.duration != avx_nopts() ? rescale(stream.pointee.duration)
+                : fmt.pointee.duration != avx_nopts() ? Nanos(fmt.pointee.duration) * 1000 : 0
+            frames = Int((d + nominalDuration - 1) / nominalDuration)
+        }
+        if frameBytes > 0 && frames > 0 { estimatedBytes = Int(frameBytes) * frames }
         return VideoInfo(width: Int(par.pointee.width), height: Int(par.pointee.height),
                          codec: String(cString: decoder.pointee.name), pixelFormat: pixfmt,
                          frameRate: Double(Nanos.nanosPerSecond) / Double(nominalDuration),
@@ -125,6 +136,22 @@ final class Decoder {
     private func decodeLoop(info: VideoInfo) throws(VideoError) {
         var announced = false
         var framesThisPass = 0
+        // The loop cache: the first pass's frames, kept when the whole clip fits the budget.
+        var caching = channel.cacheBudget > 0 && (estimatedBytes ?? Int.max) <= channel.cacheBudget
+        var cache: [StampedFrame<FrameHandle>] = []
+        func remember(_ out: StampedFrame<FrameHandle>) {
+            guard caching, out.pass == 0 else { return }
+            if let copy = channel.keep(out.payload.frame) {
+                var s = out
+                s.payload = FrameHandle(frame: copy, cached: true)
+                cache.append(s)
+            } else {
+                caching = false
+                cache.removeAll()
+                channel.dropCache()
+                log.debug("the loop does not fit the cache (\(channel.cacheBudget >> 20) MB): every pass is decoded")
+            }
+        }
         while !channel.shouldStop {
             guard let frame = channel.obtainFrame() else { throw .decodeFailed(path, reason: "out of memory") }
             switch nextFrame(into: frame) {
@@ -136,6 +163,7 @@ final class Decoder {
                 let ptsNs: Nanos? = pts == avx_nopts() ? nil : rescale(pts)
                 let own = rescale(avx_frame_duration(ready))
                 if let out = stamper.push(FrameHandle(frame: ready), pts: ptsNs, ownDuration: own > 0 ? own : nominalDuration) {
+                    remember(out)
                     guard channel.push(out) else { channel.recycle(out.payload); return }
                     if !announced { announced = true; channel.setStatus(.ready(info)) }
                 }
@@ -143,6 +171,7 @@ final class Decoder {
                 channel.recycle(FrameHandle(frame: frame))
                 let pass = stamper.pass
                 if let last = stamper.wrap() {
+                    remember(last)
                     guard channel.push(last) else { channel.recycle(last.payload); return }
                     if !announced { announced = true; channel.setStatus(.ready(info)) }
                 }
@@ -156,10 +185,43 @@ final class Decoder {
                 }
                 if pass == 0, let length = stamper.loopLength {
                     log.debug("loop length \(Double(length) / 1e9) s, \(framesThisPass) frames")
+                    if caching && cache.count == framesThisPass {
+                        log.debug("the whole loop is in memory (\(cache.count) frames, \(channel.cacheBytes >> 20) MB): "
+                            + "decoding stops, every later pass is replayed from memory")
+                        closeDecoder()
+                        replay(cache, loopLength: length)
+                        return
+                    }
+                    if caching {
+                        caching = false
+                        cache.removeAll()
+                        channel.dropCache()
+                    }
                 }
                 framesThisPass = 0
                 try rewind()
             }
+        }
+    }
+
+    /// Frees the demuxer and the codec (the loop cache keeps its frames alive by reference).
+    private func closeDecoder() {
+        av_packet_free(&packet)
+        avcodec_free_context(&codec)
+        avformat_close_input(&format)
+    }
+
+    /// Queues the cached first pass again and again, each pass one loop length later.
+    private func replay(_ frames: [StampedFrame<FrameHandle>], loopLength: Nanos) {
+        var pass = 1
+        while true {
+            for f in frames {
+                var s = f
+                s.pass = pass
+                s.mediaTime = f.mediaTime + Nanos(pass) * loopLength
+                guard channel.push(s) else { return }
+            }
+            pass += 1
         }
     }
 

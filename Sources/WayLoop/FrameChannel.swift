@@ -8,6 +8,12 @@ import WayLoopCore
 /// FrameChannel; whoever holds it either hands it on or recycles it.
 struct FrameHandle: @unchecked Sendable {
     let frame: UnsafeMutablePointer<AVFrame>
+    /// Owned by the loop cache: replayed pass after pass, never recycled.
+    var cached = false
+    init(frame: UnsafeMutablePointer<AVFrame>, cached: Bool = false) {
+        self.frame = frame
+        self.cached = cached
+    }
 }
 
 struct VideoInfo: Sendable, CustomStringConvertible {
@@ -74,16 +80,63 @@ final class FrameChannel: @unchecked Sendable {
         set { lock.withLock { _maxTextureSize = newValue } }
     }
 
-    init(capacity: Int, wakeup: WakeupFD, maxTextureSize: Int?) {
+    /// The loop cache's budget in bytes (0: off) and its frames: references to every decoded
+    /// frame of the first pass, kept by the decoder thread and replayed when the whole loop fits.
+    /// Freed on `purge` or deinit (after the decoder thread has ended).
+    let cacheBudget: Int
+    private var cacheFrames: [UnsafeMutablePointer<AVFrame>] = []
+    private(set) var cacheBytes = 0
+
+    init(capacity: Int, wakeup: WakeupFD, maxTextureSize: Int?, cacheBudget: Int = 0) {
+        self.cacheBudget = cacheBudget
         if let maxTextureSize { _maxTextureSize = maxTextureSize }
         queue = BoundedQueue(capacity: capacity)
         pool.reserveCapacity(capacity + 4)
         self.wakeup = wakeup
     }
 
-    deinit {
-        while let f = queue.pop() { var p: UnsafeMutablePointer<AVFrame>? = f.payload.frame; av_frame_free(&p) }
-        for f in pool { var p: UnsafeMutablePointer<AVFrame>? = f; av_frame_free(&p) }
+    deinit { purge() }
+
+    /// Frees every queued, pooled and cached frame. Only once the decoder thread has ended.
+    func purge() {
+        lock.withLock {
+            while let f = queue.pop() {
+                if f.payload.cached { continue }
+                var p: UnsafeMutablePointer<AVFrame>? = f.payload.frame
+                av_frame_free(&p)
+            }
+            for f in pool {
+                var p: UnsafeMutablePointer<AVFrame>? = f
+                av_frame_free(&p)
+            }
+            pool.removeAll()
+        }
+        dropCache()
+    }
+
+    // MARK: Decoder thread: the loop cache
+
+    /// Keeps a reference to `frame` for replay; nil (nothing kept) when it would exceed the budget.
+    func keep(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
+        let bytes = Int(avx_frame_bytes(frame))
+        guard cacheBytes + bytes <= cacheBudget, let copy = av_frame_alloc() else { return nil }
+        guard av_frame_ref(copy, frame) >= 0 else {
+            var c: UnsafeMutablePointer<AVFrame>? = copy
+            av_frame_free(&c)
+            return nil
+        }
+        cacheFrames.append(copy)
+        cacheBytes += bytes
+        return copy
+    }
+
+    func dropCache() {
+        for f in cacheFrames {
+            var p: UnsafeMutablePointer<AVFrame>? = f
+            av_frame_free(&p)
+        }
+        cacheFrames.removeAll()
+        cacheBytes = 0
     }
 
     // MARK: Either thread
@@ -92,6 +145,7 @@ final class FrameChannel: @unchecked Sendable {
 
     /// Returns a frame to the pool for reuse (its buffers are released now).
     func recycle(_ handle: FrameHandle) {
+        if handle.cached { return }
         av_frame_unref(handle.frame)
         lock.withLock { pool.append(handle.frame) }
     }

@@ -8,6 +8,7 @@ final class Video {
     private var channel: FrameChannel
     private var thread: WorkerThread?
     private let queueFrames: Int
+    private let cacheBudget: Int
     /// GL_MAX_TEXTURE_SIZE, once the renderer knows it (passed on to the decoder).
     var maxTextureSize: Int? {
         didSet { if let m = maxTextureSize { channel.maxTextureSize = m } }
@@ -33,12 +34,13 @@ final class Video {
     var textures: VideoTextures?
     var uploadedSerial: UInt64 = 0
 
-    init?(path: String, queueFrames: Int, wakeup: WakeupFD, maxTextureSize: Int?, log: Logger) {
+    init?(path: String, queueFrames: Int, cacheBudget: Int, wakeup: WakeupFD, maxTextureSize: Int?, log: Logger) {
         self.path = path
         self.log = log
         self.queueFrames = queueFrames
+        self.cacheBudget = cacheBudget
         self.maxTextureSize = maxTextureSize
-        channel = FrameChannel(capacity: queueFrames, wakeup: wakeup, maxTextureSize: maxTextureSize)
+        channel = FrameChannel(capacity: queueFrames, wakeup: wakeup, maxTextureSize: maxTextureSize, cacheBudget: cacheBudget)
         guard let t = Decoder.start(path: path, channel: channel, log: log) else { return nil }
         thread = t
     }
@@ -47,6 +49,7 @@ final class Video {
     /// screen). `restart` decodes again from the start of the clip.
     func release() {
         stop()
+        channel.purge()
         isReleased = true
         // Hand the freed heap back to the system (glibc keeps small freed chunks otherwise).
         _ = glibcMallocTrim(0)
@@ -54,7 +57,8 @@ final class Video {
 
     func restart() {
         guard isReleased else { return }
-        channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, maxTextureSize: maxTextureSize)
+        channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, maxTextureSize: maxTextureSize,
+                               cacheBudget: cacheBudget)
         thread = Decoder.start(path: path, channel: channel, log: log)
         clock = PlaybackClock()
         anchored = false

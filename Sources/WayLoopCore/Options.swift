@@ -142,6 +142,9 @@ public struct Options: Equatable, Sendable {
     public var logLevel: LogLevel = .notice
     /// Decoded frames the decoder may run ahead of presentation.
     public var queueFrames: Int = 8
+    /// The loop cache's budget in MiB: a clip whose decoded frames all fit is decoded once and
+    /// replayed from memory (0: off).
+    public var cacheMB: Int = 128
     /// Write one line per presented frame to this file (for tests and tools); nil = off.
     public var traceFile: String?
     /// Command-line overrides of every entry's pause rules (`--no-fullscreen-pause`,
@@ -303,6 +306,10 @@ public enum OptionParser {
             case "--queue-frames":
                 options.queueFrames = try parsed(arg, "a whole number from 2 to 120") {
                     Int($0).flatMap { (2...120).contains($0) ? $0 : nil }
+                }
+            case "--cache-mb":
+                options.cacheMB = try parsed(arg, "a whole number of MiB from 0 to 4096") {
+                    Int($0).flatMap { (0...4096).contains($0) ? $0 : nil }
                 }
             case "--trace-frames":
                 options.traceFile = try value(arg)

@@ -50,6 +50,8 @@ public enum Help {
           --no-config       read no config file
           --replace         stop the wayloop running on this display and take over
           --queue-frames N  decoded frames kept ready ahead of the screen (default 8)
+          --cache-mb N      a clip whose decoded frames all fit in N MiB is decoded once and
+                            replayed from memory (default 128; 0 = off)
           --trace-frames F  append one line per presented frame to F (for tests)
           --no-fullscreen-pause
                             keep drawing an output under a fullscreen window (by

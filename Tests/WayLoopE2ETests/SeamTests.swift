@@ -32,16 +32,19 @@ final class SeamTests: XCTestCase {
 
     /// Plays `clip` until the trace reaches pass 6 and checks passes 1...5.
     @discardableResult
-    private func checkSeam(_ clip: String, frames: Int, loopLength: Int64, durations: [Int64]? = nil,
-                           file: StaticString = #filePath, line: UInt = #line) throws -> SeamReport {
+    private func checkSeam(_ clip: String, frames: Int, loopLength: Int64, durations: [Int64]? = nil, args: [String] = [],
+                           cached: Bool = true, file: StaticString = #filePath, line: UInt = #line) throws -> SeamReport {
         let sway = try Self.shared!.get()
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-seam-\(getpid())-\(clip)").path
         try? FileManager.default.removeItem(atPath: trace)
         defer { try? FileManager.default.removeItem(atPath: trace) }
-        let w = try Wayloop(["--trace-frames", trace, Repo.clip(clip)], env: sway.env)
+        let w = try Wayloop(["-v", "--trace-frames", trace] + args + [Repo.clip(clip)], env: sway.env)
         XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= 6 || !w.isRunning },
                       "\(clip): the trace never reached pass 6: \(w.stderr)", file: file, line: line)
         XCTAssertEqual(w.stop(), 0, file: file, line: line)
+        // Small clips fit the loop cache (default 128 MiB): passes 1 on come from memory.
+        XCTAssertEqual(w.stderr.contains("the whole loop is in memory"), cached,
+                       "\(clip): loop cache \(cached ? "not used" : "used"): \(w.stderr)", file: file, line: line)
         let all = TraceFile.records(trace).filter { $0.output == sway.outputs[0] }
         let recs = all.filter { (1...5).contains($0.pass) } + all.filter { $0.pass == 6 && $0.index == 0 }
         var report = SeamReport(records: recs)
@@ -95,6 +98,16 @@ final class SeamTests: XCTestCase {
     /// 30 fps with B-frames and an audio track longer than the video: the audio adds nothing.
     func testSeam30fpsWithBFramesAndLongerAudio() throws {
         try checkSeam("seam-30.mp4", frames: 30, loopLength: 1_000_000_000)
+    }
+
+    /// The same clip decoded on every pass (no loop cache): the seek-back path.
+    func testSeam30fpsDecodedEveryPass() throws {
+        try checkSeam("seam-30.mp4", frames: 30, loopLength: 1_000_000_000, args: ["--cache-mb", "0"], cached: false)
+    }
+
+    /// A budget smaller than the clip: decoded every pass, the cache given up.
+    func testALoopOverTheCacheBudgetIsDecodedEveryPass() throws {
+        try checkSeam("seam-24.mp4", frames: 24, loopLength: 1_000_000_000, args: ["--cache-mb", "1"], cached: false)
     }
 
     /// 24 fps whose timestamps start at 10 s.
