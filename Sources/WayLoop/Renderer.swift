@@ -98,6 +98,45 @@ final class Renderer {
         }
         glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
         glDisable(GLenum(GL_BLEND))
+        warmUp()
+    }
+
+    /// Draws once into a tiny BGRA framebuffer with the samplers a frame uses, so that a
+    /// software GL (llvmpipe) compiles its shader variants now, while the decoder opens the
+    /// video, not when the first frame is due.
+    private func warmUp() {
+        var fbo: GLuint = 0, target: GLuint = 0
+        var planes: [GLuint] = [0, 0]
+        glGenFramebuffers(1, &fbo)
+        glGenTextures(1, &target)
+        glGenTextures(2, &planes)
+        glBindTexture(GLenum(GL_TEXTURE_2D), target)
+        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(GL_BGRA_EXT), 8, 8, 0, GLenum(GL_BGRA_EXT), GLenum(GL_UNSIGNED_BYTE), nil)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), target, 0)
+        let formats: [(GLint, GLenum)] = [(GL_R8, GLenum(GL_RED)), (GL_RG8, GLenum(GL_RG))]
+        for i in 0..<2 {
+            glActiveTexture(GLenum(GL_TEXTURE0 + Int32(i)))
+            glBindTexture(GLenum(GL_TEXTURE_2D), planes[i])
+            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, formats[i].0, 8, 8, 0, formats[i].1, GLenum(GL_UNSIGNED_BYTE), nil)
+        }
+        glViewport(0, 0, 8, 8)
+        glUseProgram(program)
+        glUniform4f(uDestination, -1, -1, 2, 2)
+        glUniform4f(uSource, 0, 0, 1, 1)
+        let identity: [GLfloat] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+        identity.withUnsafeBufferPointer { glUniformMatrix3fv(uOrientation, 1, GLboolean(GL_FALSE), $0.baseAddress) }
+        // Luma NEAREST (pixel-exact) and LINEAR (scaled), chroma LINEAR, clamped.
+        for lumaSampler in [samplers[1], samplers[0]] {
+            glBindSampler(0, lumaSampler)
+            glBindSampler(1, samplers[0])
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        }
+        glFinish()
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        glDeleteFramebuffers(1, &fbo)
+        glDeleteTextures(1, &target)
+        glDeleteTextures(2, planes)
     }
 
     deinit {

@@ -28,8 +28,6 @@ final class Video {
     private(set) var dropped = 0
     private var lastAdvance: Nanos = -1
     private var anchored = false
-    /// Paused by the user (SIGUSR1): the frame on screen stays, the decoder blocks on a full queue.
-    var paused = false
     /// The textures holding `current`, uploaded when `uploadedSerial` lags `serial`.
     var textures: VideoTextures?
     var uploadedSerial: UInt64 = 0
@@ -91,7 +89,6 @@ final class Video {
     func advance(now: Nanos) -> Bool {
         guard now != lastAdvance else { return false }
         lastAdvance = now
-        if paused { return false }
         if let c = current, clock.resumeIfStalled(now: now, shown: c.mediaTime, duration: c.duration) {
             log.debug("resumed after a stall at frame \(c.pass).\(c.index)")
         }
