@@ -11,7 +11,9 @@ final class App {
     /// The command line as given at start or by the last hand-over (its entries are the middle layer).
     var commandLine: Options
     var configEntries: [OutputEntry] = []
-    var runtimeEntries: [OutputEntry] = []
+    /// `ctl set` overrides, each tagged with its request (a failed switch removes its own only).
+    var runtimeEntries: [(tag: Int, entry: OutputEntry)] = []
+    var nextTag = 0
     let log: Logger
     let display: OpaquePointer
     let signals: SignalFD
@@ -86,25 +88,36 @@ final class App {
                 failed[path] = e
             }
         }
-        if options.videos.allSatisfy({ failed[$0] != nil }) && !options.hasFallback { return .badVideo }
+        if options.allVideos.allSatisfy({ failed[$0] != nil }) && !options.hasFallbackColor { return .badVideo }
         // One instance per display: a second start hands its arguments over (so that
         // `exec_always wayloop ...` in a sway config never stacks processes).
-        let lock: InstanceLock
-        switch InstanceLock.acquire() {
-        case .acquired(let l): lock = l
-        case .failed(let e):
-            log.error("\(e)")
-            return .failure
-        case .held(let pid):
-            guard cli.replace else { return handOver(arguments, to: pid, log: log) }
-            if case .failure(let f) = CtlClient.quit() { log.debug("asking pid \(pid) to quit: \(f)") }
-            guard case .acquired(let l) = InstanceLock.acquire(waitSeconds: 10) else {
-                log.error("the wayloop running on this display (pid \(pid)) did not stop within 10 s; not replacing it")
-                return .alreadyRunning
+        var taken: InstanceLock?
+        // The holder may be starting (no socket yet) or stopping (socket gone, lock not yet):
+        // try the lock and the socket in turn for a while.
+        let deadline = Sys.now() + 5 * .nanosPerSecond
+        while taken == nil {
+            switch InstanceLock.acquire() {
+            case .acquired(let l): taken = l
+            case .failed(let e):
+                log.error("\(e)")
+                return .failure
+            case .held(let pid):
+                if cli.replace {
+                    if case .failure(let f) = CtlClient.quit() { log.debug("asking pid \(pid) to quit: \(f)") }
+                    guard case .acquired(let l) = InstanceLock.acquire(waitSeconds: 10) else {
+                        log.error("the wayloop running on this display (pid \(pid)) did not stop within 10 s; not replacing it")
+                        return .alreadyRunning
+                    }
+                    log.notice("replaced the wayloop that ran on this display (pid \(pid))")
+                    taken = l
+                } else if let status = handOver(arguments, to: pid, log: log, final: Sys.now() >= deadline) {
+                    return status
+                } else {
+                    usleep(50_000)
+                }
             }
-            log.notice("replaced the wayloop that ran on this display (pid \(pid))")
-            lock = l
         }
+        let lock = taken!
         defer { lock.release() }
         // The socket exists from now on, so that a hand-over during start-up waits in its backlog.
         let server: ControlServer
@@ -142,17 +155,12 @@ final class App {
         return status
     }
 
-    /// A second start: hand the arguments to the running instance and report its answer.
-    private static func handOver(_ arguments: [String], to pid: String, log: Logger) -> ExitStatus {
-        // The first instance may be starting up: its socket appears right after its lock.
-        var result = CtlClient.handOver(args: arguments)
-        let deadline = Sys.now() + 5 * .nanosPerSecond
-        while case .failure(.notRunning) = result, Sys.now() < deadline {
-            usleep(50_000)
-            result = CtlClient.handOver(args: arguments)
-        }
-        switch result {
+    /// A second start: hand the arguments to the running instance and report its answer; nil
+    /// when it did not answer (unless `final`: then that is the answer).
+    private static func handOver(_ arguments: [String], to pid: String, log: Logger, final: Bool) -> ExitStatus? {
+        switch CtlClient.handOver(args: arguments) {
         case .failure(let f):
+            guard final else { return nil }
             log.error("another wayloop (pid \(pid)) runs on this display, but its control socket does not answer (\(f)); "
                 + "stop it, or start with --replace")
             return .alreadyRunning
@@ -275,7 +283,7 @@ final class App {
 
     /// The videos outputs show or are about to show: their active and target videos, and the
     /// fallback video of a target that failed.
-    private var neededVideos: Set<String> {
+    var neededVideos: Set<String> {
         var needed = Set(outputSettings.values.map(\.video))
         for (id, t) in targets where outputs[id] != nil {
             if failedVideos[t.video] == nil { needed.insert(t.video) } else if case .video(let f)? = t.fallback { needed.insert(f) }
@@ -370,7 +378,7 @@ final class App {
         }
         guard changed else { return }
         // Nothing can ever be shown: the error lines above said why.
-        if !started && options.videos.allSatisfy({ failedVideos[$0] != nil }) && !options.hasFallback {
+        if !started && options.allVideos.allSatisfy({ failedVideos[$0] != nil }) && !options.hasFallbackColor {
             exitStatus = .badVideo
             return
         }
@@ -424,7 +432,7 @@ final class App {
                     wallpapers[id]?.invalidate()
                     updatePause(id)
                     publishVideoChange(id)
-                } else if previous == nil && solid[id] == nil {
+                } else if previous == nil && solid[id] == nil && failedVideos[target.video] == nil {
                     apply(id, .load)
                 }
             } else if case .failed = players[id]?.state {
@@ -435,7 +443,7 @@ final class App {
                         solid[id] = colour
                         wallpapers[id]?.invalidate()
                     }
-                } else if wallpapers[id] != nil {
+                } else {
                     wallpapers[id] = nil
                     solid[id] = nil
                 }
@@ -444,6 +452,7 @@ final class App {
             ensureWallpaper(o)
         }
         syncVideos()
+        resolvePending()
     }
 
     /// Creates the output's surface once it has something to show: a ready video or a colour.
@@ -491,7 +500,10 @@ final class App {
             guard w.isConfigured || w.needsRedraw, w.pauseReason == nil || w.needsRedraw else { continue }
             if solid[id] != nil && w.needsRedraw { return 0 }
             guard let v = settings(for: id).flatMap({ videos[$0.video] }) else { continue }
-            if w.needsRedraw || (v.current != nil && w.shownSerial != v.serial) { return 0 }
+            // A released video restarts in the next tick; one with no frame yet waits for its
+            // decoder's wake-up (or its first queued frame), never spins.
+            if v.isReleased { return 0 }
+            if v.current != nil && (w.needsRedraw || w.shownSerial != v.serial) { return 0 }
             if let d = v.nextDeadline { soonest(d) }
         }
         guard let deadline else { return -1 }

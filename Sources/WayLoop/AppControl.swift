@@ -75,7 +75,7 @@ extension App {
 
     /// The entries in force: config file, command line, then `ctl set`.
     func recomputeTargets() {
-        options.entries = configEntries + commandLine.entries + runtimeEntries
+        options.entries = configEntries + commandLine.entries + runtimeEntries.map(\.entry)
         options.pauseOnFullscreen = commandLine.pauseOnFullscreen
         options.pauseOnBattery = commandLine.pauseOnBattery
         for (id, o) in outputs where o.isDone {
@@ -133,7 +133,9 @@ extension App {
         reconcile()
         log.debug("configuration applied: \(options.entries.count) entr\(options.entries.count == 1 ? "y" : "ies")")
         if let client {
-            let waiting = Set(probe.allVideos.filter { videos[$0]?.isReady != true })
+            // What the outputs now need and is not ready yet (a video for an output that is not
+            // connected is never opened, so it is not waited for).
+            let waiting = neededVideos.filter { videos[$0]?.isReady != true }
             pending.append(PendingReply(client: client, waiting: waiting, success: success))
             resolvePending()
         }
@@ -141,10 +143,13 @@ extension App {
     }
 
     /// Answers the requests whose videos are all ready or failed.
+    /// Re-entrant: a failure handler may reconcile, which calls this again.
     func resolvePending() {
         guard !pending.isEmpty else { return }
+        let current = pending
+        pending = []
         var still: [PendingReply] = []
-        for p in pending {
+        for p in current {
             let open = p.waiting.contains { path in
                 guard failedVideos[path] == nil, let v = videos[path] else { return false }
                 return !v.isReady
@@ -154,14 +159,20 @@ extension App {
                 continue
             }
             let errors = p.waiting.sorted().compactMap { failedVideos[$0] }
-            if errors.isEmpty {
-                control?.reply(to: p.client, p.success)
-            } else {
+            // A video that was neither shown nor failed was stopped: a later change replaced it.
+            let gone = p.waiting.filter { path in
+                failedVideos[path] == nil && videos[path] == nil && !outputSettings.values.contains { $0.video == path }
+            }
+            if !errors.isEmpty {
                 p.onFailure?(errors)
                 control?.reply(to: p.client, ControlError.video(errors.map(\.description).joined(separator: "; ")).reply)
+            } else if !gone.isEmpty {
+                control?.reply(to: p.client, ControlError.busy("superseded by a later change before it was shown").reply)
+            } else {
+                control?.reply(to: p.client, p.success)
             }
         }
-        pending = still
+        pending = still + pending
     }
 
     /// The outputs a request names (nil: every output).
@@ -236,19 +247,20 @@ extension App: ControlServerDelegate {
             control?.reply(to: client, ControlError.video(errors.map(\.description).joined(separator: "; ")).reply)
             return
         }
-        let before = runtimeEntries
+        let tag = nextTag
+        nextTag += 1
         if entry.selector == .all {
             // `*` means every output: it also overrides the entries that name one.
             var named: [String] = []
             for case .named(let n) in options.entries.map(\.selector) where !named.contains(n) { named.append(n) }
-            runtimeEntries.append(entry)
+            runtimeEntries.append((tag, entry))
             for n in named {
                 var e = entry
                 e.selector = .named(n)
-                runtimeEntries.append(e)
+                runtimeEntries.append((tag, e))
             }
         } else {
-            runtimeEntries.append(entry)
+            runtimeEntries.append((tag, entry))
         }
         recomputeTargets()
         reconcile()
@@ -260,7 +272,7 @@ extension App: ControlServerDelegate {
         // The new video failed: the override goes, and the old video plays on.
         p.onFailure = { [weak self] _ in
             guard let self else { return }
-            self.runtimeEntries = before
+            self.runtimeEntries.removeAll { $0.tag == tag }
             self.recomputeTargets()
             self.reconcile()
         }

@@ -32,10 +32,12 @@ final class ControlServer {
     /// Client ids in the order `fill` placed them after the listening socket.
     private var polled: [Int] = []
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
+    private var acceptPausedUntil: Nanos = 0
 
     private final class Client {
         let id: Int
         let fd: Int32
+        var closed = false
         var splitter = LineSplitter(limit: ControlServer.lineLimit)
         var output: [UInt8] = []
         var subscribed = false
@@ -51,7 +53,7 @@ final class ControlServer {
     }
 
     static var defaultPath: String {
-        socketPath(runtimeDir: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) } ?? "/tmp",
+        socketPath(runtimeDir: Sys.runtimeDirectory ?? "/nonexistent",
                    display: getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0")
     }
 
@@ -104,7 +106,7 @@ final class ControlServer {
     func shutdown() {
         for c in clients.values {
             flush(c)
-            close(c.fd)
+            drop(c)
         }
         clients.removeAll()
         close(listenFD)
@@ -116,7 +118,8 @@ final class ControlServer {
     /// Writes the listening socket and each client into `fds`; returns how many.
     func fill(_ fds: UnsafeMutablePointer<pollfd>, capacity: Int) -> Int {
         polled.removeAll(keepingCapacity: true)
-        fds[0] = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
+        // A negative fd is skipped by poll: how accepting pauses after EMFILE.
+        fds[0] = pollfd(fd: Sys.now() < acceptPausedUntil ? -1 : listenFD, events: Int16(POLLIN), revents: 0)
         var n = 1
         for c in clients.values where n < capacity {
             fds[n] = pollfd(fd: c.fd, events: Int16(POLLIN) | (c.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
@@ -133,7 +136,7 @@ final class ControlServer {
             let re = fds[i].revents
             guard re != 0, let c = clients[polled[i - 1]] else { continue }
             if re & Int16(POLLOUT) != 0 { flush(c) }
-            if re & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(c) }
+            if re & Int16(POLLIN | POLLHUP | POLLERR) != 0 && !c.closed { read(c) }
         }
         if fds[0].revents & Int16(POLLIN) != 0 { acceptAll() }
     }
@@ -143,7 +146,14 @@ final class ControlServer {
             // accept4 is not in the Glibc module: the flags are set right after (WayLoop never
             // execs, so the moment without CLOEXEC does not matter).
             let fd = accept(listenFD, nil, nil)
-            if fd < 0 { return }
+            if fd < 0 {
+                // Out of descriptors: stop polling the listening socket for a second, not spin.
+                if errno == EMFILE || errno == ENFILE {
+                    log.notice("control: cannot accept a connection: \(Sys.errnoText()); retrying in 1 s")
+                    acceptPausedUntil = Sys.now() + 1_000_000_000
+                }
+                return
+            }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             var cred = PeerCredentials()
@@ -173,11 +183,11 @@ final class ControlServer {
     }
 
     private func read(_ c: Client) {
-        while true {
+        while !c.closed {
             let n = recv(c.fd, readBuffer.baseAddress, readBuffer.count, Int32(MSG_DONTWAIT))
             if n > 0 {
                 for item in c.splitter.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])) {
-                    guard clients[c.id] != nil else { return }
+                    guard !c.closed else { return }
                     switch item {
                     case .tooLong:
                         reply(to: c.id, ControlError.tooLong(limit: Self.lineLimit).reply)
@@ -198,6 +208,8 @@ final class ControlServer {
     }
 
     private func drop(_ c: Client) {
+        guard !c.closed else { return }
+        c.closed = true
         close(c.fd)
         clients[c.id] = nil
     }
@@ -232,7 +244,7 @@ final class ControlServer {
     }
 
     private func flush(_ c: Client) {
-        while !c.output.isEmpty {
+        while !c.output.isEmpty && !c.closed {
             let n = c.output.withUnsafeBytes { send(c.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
             if n > 0 {
                 c.output.removeFirst(n)

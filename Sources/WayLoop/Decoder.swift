@@ -27,6 +27,9 @@ final class Decoder {
     /// What the whole clip would take decoded (frames × frame size), when the container says;
     /// the loop cache is tried only when this fits its budget.
     private var estimatedBytes: Int?
+    /// A frame was scaled down for the provisional texture limit (GL's real one arrives after
+    /// decoding starts): such frames are not kept in the loop cache.
+    private var downscaledProvisionally = false
 
     init(path: String, channel: FrameChannel, log: Logger) {
         self.path = path
@@ -107,13 +110,22 @@ final class Decoder {
         }
         let pixfmt = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.pointee.format)).map { String(cString: $0) } ?? "?"
         let frameBytes = av_image_get_buffer_size(AVPixelFormat(rawValue: par.pointee.format), par.pointee.width, par.pointee.height, 1)
+        // Header values are untrusted: no arithmetic here may trap (overflow, division by zero).
         var frames = Int(stream.pointee.nb_frames)
-        if frames <= 0 {
-            let d = stream.pointee.duration != avx_nopts() ? rescale(stream.pointee.duration)
-                : fmt.pointee.duration != avx_nopts() ? Nanos(fmt.pointee.duration) * 1000 : 0
-            frames = Int((d + nominalDuration - 1) / nominalDuration)
+        if frames <= 0 && nominalDuration > 0 {
+            var d: Nanos = 0
+            if stream.pointee.duration != avx_nopts() && stream.pointee.duration > 0 {
+                d = rescale(stream.pointee.duration)
+            } else if fmt.pointee.duration != avx_nopts() && fmt.pointee.duration > 0 {
+                let (v, o) = Nanos(fmt.pointee.duration).multipliedReportingOverflow(by: 1000)
+                d = o ? 0 : v
+            }
+            if d > 0 { frames = Int(d / nominalDuration) + 1 }
         }
-        if frameBytes > 0 && frames > 0 { estimatedBytes = Int(frameBytes) * frames }
+        if frameBytes > 0 && frames > 0 {
+            let (v, o) = Int(frameBytes).multipliedReportingOverflow(by: frames)
+            estimatedBytes = o ? nil : v
+        }
         return VideoInfo(width: Int(par.pointee.width), height: Int(par.pointee.height),
                          codec: String(cString: decoder.pointee.name), pixelFormat: pixfmt,
                          frameRate: Double(Nanos.nanosPerSecond) / Double(nominalDuration),
@@ -188,18 +200,19 @@ final class Decoder {
                 }
                 if pass == 0, let length = stamper.loopLength {
                     log.debug("loop length \(Double(length) / 1e9) s, \(framesThisPass) frames")
-                    if caching && cache.count == framesThisPass {
+                    // Frames scaled down for a provisional texture limit are not kept.
+                    if caching && !downscaledProvisionally && cache.count == framesThisPass {
                         log.debug("the whole loop is in memory (\(cache.count) frames, \(channel.cacheBytes >> 20) MB): "
                             + "decoding stops, every later pass is replayed from memory")
                         closeDecoder()
                         replay(cache, loopLength: length)
                         return
                     }
-                    if caching {
-                        caching = false
-                        cache.removeAll()
-                        channel.dropCache()
-                    }
+                }
+                if caching {
+                    caching = false
+                    cache.removeAll()
+                    channel.dropCache()
                 }
                 framesThisPass = 0
                 try rewind()
@@ -312,6 +325,7 @@ final class Decoder {
     private func convertIfNeeded(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
         let maxSize = channel.maxTextureSize
         let tooLarge = Int(frame.pointee.width) > maxSize || Int(frame.pointee.height) > maxSize
+        if tooLarge && !channel.maxTextureSizeIsFinal { downscaledProvisionally = true }
         if !tooLarge && PlaneLayout(frame: frame) != nil { return frame }
         if converter == nil { converter = PixelConverter(log: log) }
         guard let out = channel.obtainFrame() else { channel.recycle(FrameHandle(frame: frame)); return nil }

@@ -75,10 +75,13 @@ final class FrameChannel: @unchecked Sendable {
     /// The decoder may start before GL is up (to overlap start-up): until the renderer says, it
     /// assumes 4096, which every GLES 3 implementation in use supports.
     private var _maxTextureSize = 4096
+    private var _maxTextureSizeIsFinal = false
     var maxTextureSize: Int {
         get { lock.withLock { _maxTextureSize } }
-        set { lock.withLock { _maxTextureSize = newValue } }
+        set { lock.withLock { _maxTextureSize = newValue; _maxTextureSizeIsFinal = true } }
     }
+    /// The renderer has said (until then `maxTextureSize` is the provisional 4096).
+    var maxTextureSizeIsFinal: Bool { lock.withLock { _maxTextureSizeIsFinal } }
 
     /// The loop cache's budget in bytes (0: off) and its frames: references to every decoded
     /// frame of the first pass, kept by the decoder thread and replayed when the whole loop fits.
@@ -89,7 +92,10 @@ final class FrameChannel: @unchecked Sendable {
 
     init(capacity: Int, wakeup: WakeupFD, maxTextureSize: Int?, cacheBudget: Int = 0) {
         self.cacheBudget = cacheBudget
-        if let maxTextureSize { _maxTextureSize = maxTextureSize }
+        if let maxTextureSize {
+            _maxTextureSize = maxTextureSize
+            _maxTextureSizeIsFinal = true
+        }
         queue = BoundedQueue(capacity: capacity)
         pool.reserveCapacity(capacity + 4)
         self.wakeup = wakeup

@@ -14,7 +14,7 @@ final class InstanceLock {
     private init(fd: Int32) { self.fd = fd }
 
     static var path: String {
-        let dir = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) } ?? "/tmp"
+        let dir = Sys.runtimeDirectory ?? "/nonexistent"
         let display = getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
         // An absolute WAYLAND_DISPLAY names a socket path: keep only its last component.
         let name = display.split(separator: "/").last.map(String.init) ?? "wayland-0"
@@ -30,6 +30,10 @@ final class InstanceLock {
 
     /// Takes the lock; with `waitSeconds`, keeps trying that long while another process holds it.
     static func acquire(waitSeconds: Double = 0) -> Outcome {
+        guard Sys.runtimeDirectory != nil else {
+            return .failed(InstanceLockError(description:
+                "XDG_RUNTIME_DIR is not set and /tmp/wayloop-\(getuid()) is not a directory of this user alone"))
+        }
         let p = path
         let fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failed(InstanceLockError(description: "cannot open the lock file \(p): \(Sys.errnoText())")) }

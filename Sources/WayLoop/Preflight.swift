@@ -9,7 +9,11 @@ enum Preflight {
             return errno == ENOENT || errno == ENOTDIR ? .notFound(path) : .unreadable(path, reason: Sys.errnoText())
         }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .isDirectory(path) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // A FIFO or socket would block the open (and the main thread, for `ctl set`).
+        if (st.st_mode & S_IFMT) == S_IFIFO || (st.st_mode & S_IFMT) == S_IFSOCK {
+            return .unreadable(path, reason: "not a regular file")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 { return .unreadable(path, reason: Sys.errnoText()) }
         close(fd)
         if (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0 { return .empty(path) }

@@ -27,6 +27,19 @@ enum Sys {
 
     static func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
+    /// Where the lock and the control socket live: $XDG_RUNTIME_DIR, else a private
+    /// /tmp/wayloop-UID (created 0700; nil if it exists but is not ours alone).
+    static var runtimeDirectory: String? {
+        if let d = env("XDG_RUNTIME_DIR"), !d.isEmpty { return d }
+        let d = "/tmp/wayloop-\(getuid())"
+        _ = mkdir(d, 0o700)
+        var st = stat()
+        guard lstat(d, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == getuid(), st.st_mode & 0o077 == 0 else {
+            return nil
+        }
+        return d
+    }
+
     /// The working directory ("/" if it cannot be read).
     static var currentDirectory: String {
         var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -38,9 +51,13 @@ enum Sys {
     struct Errno: Error, Equatable { let code: Int32 }
 
     static func readFile(_ path: String, limit: Int) -> Result<String, Errno> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return .failure(Errno(code: errno)) }
         defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return .failure(Errno(code: errno)) }
+        if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(Errno(code: EISDIR)) }
+        if (st.st_mode & S_IFMT) != S_IFREG { return .failure(Errno(code: EINVAL)) }
         var data: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 16384)
         while true {

@@ -112,12 +112,24 @@ public enum ConfigFile {
         }
     }
 
-    /// Drops a `#` comment that is not inside double quotes.
+    /// Drops a `#` comment: a `#` outside double quotes at the start of the line or after
+    /// whitespace, except `key = #RRGGBB` (a colour). `clip#2.mp4` keeps its `#`.
     private static func stripComment(_ line: Substring) -> Substring {
         var quoted = false
+        var previous: Character = " "
+        var afterEquals = false
         for i in line.indices {
-            if line[i] == "\"" { quoted.toggle() }
-            if line[i] == "#" && !quoted { return line[..<i] }
+            let c = line[i]
+            if c == "\"" { quoted.toggle() }
+            if c == "#" && !quoted && (previous == " " || previous == "\t") {
+                let rest = line[line.index(after: i)...]
+                let hex = rest.prefix(6)
+                let isColour = afterEquals && hex.count == 6 && hex.allSatisfy(\.isHexDigit)
+                    && (rest.count == 6 || rest.dropFirst(6).first == " " || rest.dropFirst(6).first == "\t")
+                if !isColour { return line[..<i] }
+            }
+            if c == "=" { afterEquals = true } else if c != " " && c != "\t" { afterEquals = false }
+            previous = c
         }
         return line
     }

@@ -191,6 +191,11 @@ public struct Options: Equatable, Sendable {
     /// Some entry names a fallback.
     public var hasFallback: Bool { entries.contains { $0.fallback != nil } }
 
+    /// Some entry names a fallback colour (always showable, unlike a fallback video).
+    public var hasFallbackColor: Bool {
+        entries.contains { if case .color? = $0.fallback { return true }; return false }
+    }
+
     /// Every video file a setting may need: the entries' videos and fallback videos.
     public var allVideos: [String] {
         var seen = videos

@@ -122,6 +122,9 @@ final class ConfigTests: XCTestCase {
             ("mode = stretch", OutputEntry(selector: .all, mode: .stretch)),
             ("color = ff8000", OutputEntry(selector: .all, color: RGB(red: 255, green: 128, blue: 0))),
             ("color = \"#FF8000\"", OutputEntry(selector: .all, color: RGB(red: 255, green: 128, blue: 0))),
+            ("color = #FF8000", OutputEntry(selector: .all, color: RGB(red: 255, green: 128, blue: 0))),
+            ("color = #FF8000   # orange", OutputEntry(selector: .all, color: RGB(red: 255, green: 128, blue: 0))),
+            ("video = /v/clip#2.mp4", OutputEntry(selector: .all, video: "/v/clip#2.mp4")),
             ("colour = 102030", OutputEntry(selector: .all, color: navy)),
             ("dim = 0", OutputEntry(selector: .all, dim: 0)),
             ("dim = 1", OutputEntry(selector: .all, dim: 1)),
@@ -192,8 +195,8 @@ final class ConfigTests: XCTestCase {
             ("video =", 1, "'video' has no value"),
             ("video = \"\"", 1, "'video' has no value"),
             ("video =    # a comment", 1, "'video' has no value"),
-            // An unquoted # starts a comment, even in a colour: quote "#RRGGBB" or leave the # off.
-            ("color = #102030", 1, "'color' has no value"),
+            // An unquoted # after whitespace starts a comment unless a whole #RRGGBB follows '='.
+            ("color = #1020", 1, "'color' has no value"),
             ("mode = fit\ndim = 0.1\nmode = fill", 3, "'mode' is set twice in this section"),
             ("[output DP-1]\nvideo = a.mp4\nvideo = b.mp4", 3, "'video' is set twice in this section"),
             ("[output DP-1]\nmode = fit\n\n[output DP-1]\n", 4, "a second section for output 'DP-1'"),
