@@ -410,12 +410,11 @@ final class App {
                     want = target
                     want!.video = f
                 }
-                let kind: FailureKind = { if case .notFound = e { return .resourceNotFound }; if case .decodeFailed = e { return .playbackFailed }; return .invalidResource }()
                 // A switch that failed keeps the old video: only a bare output fails.
                 if let active = outputSettings[id], failedVideos[active.video] == nil, active.video != want?.video {
                     continue
                 }
-                apply(id, .fail(kind, "\(e)"))
+                apply(id, .fail(e.failureKind, "\(e)"))
             }
             let previous = outputSettings[id]
             if let want {

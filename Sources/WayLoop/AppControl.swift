@@ -3,6 +3,13 @@
 import Glibc
 import WayLoopCore
 
+extension ControlError {
+    /// Videos that cannot be played, one reason after another.
+    static func video(_ errors: [VideoError], _ suffix: String = "") -> ControlError {
+        .video(errors.map(\.description).joined(separator: "; ") + suffix)
+    }
+}
+
 /// A reply held until the videos a request opened are ready (or failed).
 struct PendingReply {
     let client: Int
@@ -122,7 +129,7 @@ extension App {
         // A file that cannot be opened rejects the whole change: what plays is kept.
         let errors = recheck(probe.allVideos)
         if !errors.isEmpty {
-            let e = ControlError.video(errors.map(\.description).joined(separator: "; ") + "; keeping what plays")
+            let e = ControlError.video(errors, "; keeping what plays")
             log.notice("configuration not applied: a video cannot be opened; keeping what plays")
             if let client { control?.reply(to: client, e.reply) }
             return false
@@ -165,7 +172,7 @@ extension App {
             }
             if !errors.isEmpty {
                 p.onFailure?(errors)
-                control?.reply(to: p.client, ControlError.video(errors.map(\.description).joined(separator: "; ")).reply)
+                control?.reply(to: p.client, ControlError.video(errors).reply)
             } else if !gone.isEmpty {
                 control?.reply(to: p.client, ControlError.busy("superseded by a later change before it was shown").reply)
             } else {
@@ -244,7 +251,7 @@ extension App: ControlServerDelegate {
         if case .video(let f)? = entry.fallback { paths.append(f) }
         let errors = recheck(paths)
         if !errors.isEmpty {
-            control?.reply(to: client, ControlError.video(errors.map(\.description).joined(separator: "; ")).reply)
+            control?.reply(to: client, ControlError.video(errors).reply)
             return
         }
         let tag = nextTag

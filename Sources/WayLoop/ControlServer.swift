@@ -47,15 +47,7 @@ final class ControlServer {
         }
     }
 
-    static func socketPath(runtimeDir: String, display: String) -> String {
-        let name = display.split(separator: "/").last.map(String.init) ?? "wayland-0"
-        return "\(runtimeDir)/wayloop-\(name).sock"
-    }
-
-    static var defaultPath: String {
-        socketPath(runtimeDir: Sys.runtimeDirectory ?? "/nonexistent",
-                   display: getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0")
-    }
+    static var defaultPath: String { Sys.displayFile("sock") }
 
     /// Binds and listens. The caller holds the instance lock, so a socket file already there is
     /// left by a run that crashed: it is replaced.

@@ -69,22 +69,17 @@ enum CtlClient {
 
     /// Hands a second start's arguments to the running instance. Returns its reply's error.
     static func handOver(args: [String]) -> Result<JSON, Failure> {
-        switch Connection.open(ControlServer.defaultPath) {
-        case .failure(let f): return .failure(f)
-        case .success(let conn):
-            defer { conn.close() }
-            return conn.send(ControlRequest.handOver(args: args, cwd: Sys.currentDirectory).json)
-                .flatMap { conn.readLine(timeoutMs: 60_000) }
-        }
+        exchange(.handOver(args: args, cwd: Sys.currentDirectory), timeoutMs: 60_000)
     }
 
     /// Asks the running instance to quit (for --replace).
-    static func quit() -> Result<JSON, Failure> {
-        switch Connection.open(ControlServer.defaultPath) {
-        case .failure(let f): return .failure(f)
-        case .success(let conn):
+    static func quit() -> Result<JSON, Failure> { exchange(.quit, timeoutMs: 10_000) }
+
+    /// One request and its reply on a connection of its own.
+    private static func exchange(_ request: ControlRequest, timeoutMs: Int32) -> Result<JSON, Failure> {
+        Connection.open(ControlServer.defaultPath).flatMap { conn in
             defer { conn.close() }
-            return conn.send(ControlRequest.quit.json).flatMap { conn.readLine(timeoutMs: 10_000) }
+            return conn.send(request.json).flatMap { conn.readLine(timeoutMs: timeoutMs) }
         }
     }
 

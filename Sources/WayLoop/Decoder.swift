@@ -37,11 +37,7 @@ final class Decoder {
         self.log = log
     }
 
-    deinit {
-        av_packet_free(&packet)
-        avcodec_free_context(&codec)
-        avformat_close_input(&format)
-    }
+    deinit { closeDecoder() }
 
     /// Starts a decoder thread for `path`; its status and frames arrive through `channel`.
     static func start(path: String, channel: FrameChannel, log: Logger) -> WorkerThread? {

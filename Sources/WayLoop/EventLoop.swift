@@ -10,7 +10,6 @@ struct LoopEvents: OptionSet {
     static let wayland = LoopEvents(rawValue: 1)
     static let wakeup = LoopEvents(rawValue: 2)
     static let signal = LoopEvents(rawValue: 4)
-    static let control = LoopEvents(rawValue: 8)
 }
 
 struct SignalFD {
@@ -90,7 +89,6 @@ final class EventLoop {
         if fds[2].revents & Int16(POLLIN) != 0 { events.insert(.signal) }
         if extra > 0, (0..<extra).contains(where: { fds[Self.fixed + $0].revents != 0 }) {
             control?.handle(fds + Self.fixed, count: extra)
-            events.insert(.control)
         }
         return events
     }

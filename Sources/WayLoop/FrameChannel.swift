@@ -56,6 +56,17 @@ enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension VideoError {
+    /// The state machine's kind: missing, not playable, or failed while decoding.
+    var failureKind: FailureKind {
+        switch self {
+        case .notFound: return .resourceNotFound
+        case .decodeFailed: return .playbackFailed
+        default: return .invalidResource
+        }
+    }
+}
+
 enum DecoderStatus: Sendable {
     case opening
     case ready(VideoInfo)

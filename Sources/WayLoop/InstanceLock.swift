@@ -13,13 +13,7 @@ final class InstanceLock {
 
     private init(fd: Int32) { self.fd = fd }
 
-    static var path: String {
-        let dir = Sys.runtimeDirectory ?? "/nonexistent"
-        let display = getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
-        // An absolute WAYLAND_DISPLAY names a socket path: keep only its last component.
-        let name = display.split(separator: "/").last.map(String.init) ?? "wayland-0"
-        return "\(dir)/wayloop-\(name).lock"
-    }
+    static var path: String { Sys.displayFile("lock") }
 
     enum Outcome {
         case acquired(InstanceLock)

@@ -27,6 +27,14 @@ enum Sys {
 
     static func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
+    /// `RUNTIME/wayloop-DISPLAY.suffix`: this display's lock ("lock") and control socket ("sock").
+    /// An absolute WAYLAND_DISPLAY names a socket path: only its last component is used.
+    static func displayFile(_ suffix: String) -> String {
+        let display = env("WAYLAND_DISPLAY") ?? "wayland-0"
+        let name = display.split(separator: "/").last.map(String.init) ?? "wayland-0"
+        return "\(runtimeDirectory ?? "/nonexistent")/wayloop-\(name).\(suffix)"
+    }
+
     /// Where the lock and the control socket live: $XDG_RUNTIME_DIR, else a private
     /// /tmp/wayloop-UID (created 0700; nil if it exists but is not ours alone).
     static var runtimeDirectory: String? {
