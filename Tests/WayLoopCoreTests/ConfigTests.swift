@@ -282,7 +282,7 @@ final class ConfigTests: XCTestCase {
             """, path: "/c/config", home: home)
 
         func options(_ args: [String]) throws -> Options {
-            guard case .run(var o) = try OptionParser.parse(args) else { throw XCTSkip("not a run command") }
+            guard case .run(var o) = try OptionParser.parse(args) else { throw NotARunCommand(args: args) }
             o.entries = config + o.entries
             return o
         }

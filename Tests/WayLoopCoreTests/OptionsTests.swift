@@ -3,7 +3,7 @@ import XCTest
 
 final class OptionsTests: XCTestCase {
     private func run(_ args: [String]) throws -> Options {
-        guard case .run(let o) = try OptionParser.parse(args) else { throw XCTSkip("not a run command") }
+        guard case .run(let o) = try OptionParser.parse(args) else { throw NotARunCommand(args: args) }
         return o
     }
 
@@ -172,4 +172,9 @@ final class OptionsTests: XCTestCase {
         XCTAssertNil(RGB(hex: "fff"))
         XCTAssertNil(RGB(hex: "gg0000"))
     }
+}
+
+/// Thrown (a test failure, never a skip) when arguments meant to run parse as something else.
+struct NotARunCommand: Error {
+    let args: [String]
 }
