@@ -4,6 +4,7 @@
 // Modules (house style: pure core, C at the leaves, a thin shell):
 //   WayLoopCore  pure Swift, no C: options, placement math, timing, queue, colour, logging
 //   CWayland     committed wayland-scanner output + shims Swift cannot import (scripts/generate-protocols)
+//   CSystem      glibc/Linux calls the Glibc module does not export (_GNU_SOURCE, <malloc.h>)
 //   CFFmpeg      system library: libavformat/libavcodec/libavutil/libswscale + macro shims
 //   Shaders      GLSL as Swift string constants
 //   WayLoop      the executable: event loop, Wayland objects, EGL/GLES renderer, decoder threads
@@ -17,6 +18,7 @@ let package = Package(
     targets: [
         .target(name: "WayLoopCore"),
         .target(name: "Shaders"),
+        .target(name: "CSystem"),
         .target(
             name: "CWayland",
             linkerSettings: [
@@ -35,7 +37,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "WayLoop",
-            dependencies: ["WayLoopCore", "Shaders", "CWayland", "CFFmpeg"]
+            dependencies: ["WayLoopCore", "Shaders", "CWayland", "CSystem", "CFFmpeg"]
         ),
         .testTarget(name: "WayLoopCoreTests", dependencies: ["WayLoopCore"]),
         .testTarget(name: "WayLoopE2ETests", dependencies: ["WayLoopCore"]),

@@ -1,6 +1,7 @@
 // The shell: owns the Wayland connection, every proxy, EGL and GL (main thread), one Video per
 // distinct file (each with its decoder thread) and one Wallpaper per output that has a video.
 // Listeners only record; drawing happens in `tick`, after dispatch.
+import CSystem
 import CWayland
 import Glibc
 import WayLoopCore
@@ -143,7 +144,7 @@ final class App {
         // Large blocks (decoded frames, buffers of outputs that come and go) always through
         // mmap, so freeing them returns the memory: glibc's moving threshold would otherwise
         // keep them in the heap after the first free, and RSS would creep up (measured).
-        _ = glibcMallopt(mallocMmapThreshold, 128 * 1024)
+        _ = csys_set_mmap_threshold(128 * 1024)
         let app = App(options: options, commandLine: cli, configEntries: configEntries, log: log,
                       display: display, signals: signals, wakeup: wakeup)
         app.failedVideos = failed
@@ -694,8 +695,3 @@ extension App: ToplevelsDelegate {
         }
     }
 }
-
-/// glibc's mallopt(3) and M_MMAP_THRESHOLD (<malloc.h>, which the Glibc module does not export).
-@_silgen_name("mallopt")
-private func glibcMallopt(_ param: Int32, _ value: Int32) -> Int32
-private let mallocMmapThreshold: Int32 = -3

@@ -2,19 +2,13 @@
 // per line each way. Peers of another uid are refused (SO_PEERCRED); a line has a size limit;
 // a malformed request gets an error reply and the connection stays. Main thread only, driven
 // by the event loop's poll (non-blocking sockets, per-client output buffers).
+import CSystem
 import Glibc
 import WayLoopCore
 
 protocol ControlServerDelegate: AnyObject {
     /// A well-formed request from client `id`. Answer with `reply(to:_:)`, now or later.
     func control(_ server: ControlServer, request: ControlRequest, from id: Int)
-}
-
-/// struct ucred (<sys/socket.h> with _GNU_SOURCE, which the Glibc module does not export).
-private struct PeerCredentials {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
 }
 
 final class ControlServer {
@@ -148,14 +142,13 @@ final class ControlServer {
             }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            var cred = PeerCredentials()
-            var len = socklen_t(MemoryLayout<PeerCredentials>.size)
-            let ok = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0
+            var peerUID: uid_t = 0, peerPID: pid_t = 0
+            let ok = csys_peer_credentials(fd, &peerUID, &peerPID) == 0
             let refusal: ControlError?
             if !ok {
                 refusal = .refused("cannot check the peer's credentials: \(Sys.errnoText())")
-            } else if cred.uid != getuid() {
-                refusal = .refused("refused: the connecting process (pid \(cred.pid)) runs as uid \(cred.uid), not as uid \(getuid()), which owns this wayloop")
+            } else if peerUID != getuid() {
+                refusal = .refused("refused: the connecting process (pid \(peerPID)) runs as uid \(peerUID), not as uid \(getuid()), which owns this wayloop")
             } else if clients.count >= Self.maxClients {
                 refusal = .busy("too many control connections (\(Self.maxClients)); try again")
             } else {

@@ -1,5 +1,6 @@
 // One distinct video as the main thread sees it: its decoder thread, the frame on screen, the
 // playback clock and the textures every output showing it draws from. Main thread only.
+import CSystem
 import Glibc
 import WayLoopCore
 
@@ -50,7 +51,7 @@ final class Video {
         channel.purge()
         isReleased = true
         // Hand the freed heap back to the system (glibc keeps small freed chunks otherwise).
-        _ = glibcMallocTrim(0)
+        _ = csys_malloc_trim()
     }
 
     func restart() {
@@ -137,7 +138,3 @@ final class Video {
         current = nil
     }
 }
-
-/// glibc's malloc_trim(3) (in <malloc.h>, which the Glibc module does not export).
-@_silgen_name("malloc_trim")
-private func glibcMallocTrim(_ pad: Int) -> Int32
