@@ -9,6 +9,7 @@
 //     fallback = 202020           # a colour or a video, shown when the video cannot be played
 //     pause-on-fullscreen = yes   # yes | no
 //     pause-on-battery = no
+//     renderer = auto             # auto | gl | shm (top section only: every output)
 //
 //     [output DP-1]               # a connector name, or "Make Model Serial" in quotes
 //     video = ~/Videos/left.mp4
@@ -92,11 +93,17 @@ public enum ConfigFile {
                 case .color(let c): current.fallback = .color(c)
                 case .video(let v): current.fallback = .video(Paths.absolute(v, in: directory, home: home))
                 }
+            case "renderer":
+                guard current.selector == .all && entries.isEmpty else {
+                    throw fail("renderer applies to every output: set it in the top section, before any [output] section")
+                }
+                guard let r = RendererRequest(rawValue: value) else { throw fail("renderer '\(value)' is not one of auto, gl, shm") }
+                current.renderer = r
             case "pause-on-fullscreen", "pause-on-battery":
                 guard let b = yesNo(value) else { throw fail("\(key) '\(value)' is not yes or no") }
                 if key == "pause-on-fullscreen" { current.pauseOnFullscreen = b } else { current.pauseOnBattery = b }
             default:
-                throw fail("unknown key '\(key)' (video, mode, color, dim, fallback, pause-on-fullscreen, pause-on-battery)")
+                throw fail("unknown key '\(key)' (video, mode, color, dim, fallback, pause-on-fullscreen, pause-on-battery, renderer)")
             }
         }
         entries.append(current)

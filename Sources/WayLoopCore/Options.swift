@@ -75,6 +75,8 @@ public struct OutputEntry: Equatable, Sendable {
     public var fallback: Fallback?
     public var pauseOnFullscreen: Bool?
     public var pauseOnBattery: Bool?
+    /// `renderer =` in the config file's top section (process-wide; never per output).
+    public var renderer: RendererRequest?
     public init(selector: OutputSelector, video: String? = nil, mode: ScaleMode? = nil,
                 color: RGB? = nil, dim: Double? = nil, fallback: Fallback? = nil,
                 pauseOnFullscreen: Bool? = nil, pauseOnBattery: Bool? = nil) {
@@ -159,7 +161,14 @@ public struct Options: Equatable, Sendable {
     public var replace = false
     /// Seconds without a presented frame after which a video's decoder and frames are released.
     public var releaseAfter: Double = 60
+    /// `--renderer`; nil: the config file's `renderer =`, else auto.
+    public var renderer: RendererRequest?
     public init() {}
+
+    /// The renderer asked for: the command line's, else the config file's, else auto.
+    public func rendererRequest(config: [OutputEntry]) -> RendererRequest {
+        renderer ?? config.lazy.compactMap(\.renderer).first ?? .auto
+    }
 
     /// The settings for an output, or nil when no entry names a video for it (it gets no surface).
     /// Later entries override earlier ones; a named entry beats `*` whatever the order.
@@ -318,6 +327,8 @@ public enum OptionParser {
                 }
             case "--trace-frames":
                 options.traceFile = try value(arg)
+            case "--renderer":
+                options.renderer = try parsed(arg, "one of auto, gl, shm") { RendererRequest(rawValue: $0) }
             case "ctl" where i == 0:
                 return .ctl(try CtlParser.parse(Array(args.dropFirst())))
             case "--no-fullscreen-pause":

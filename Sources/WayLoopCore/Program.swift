@@ -49,6 +49,9 @@ public enum Help {
           --config FILE     the config file (default $XDG_CONFIG_HOME/wayloop/config)
           --no-config       read no config file
           --replace         stop the wayloop running on this display and take over
+          --renderer R      auto (default: shm where GL would render in software, else
+                            gl), gl (GLES through EGL) or shm (libswscale into wl_shm
+                            buffers; never loads a GL driver)
           --queue-frames N  decoded frames kept ready ahead of the screen (default 8)
           --cache-mb N      a clip whose decoded frames all fit in N MiB is decoded once and
                             replayed from memory (default 128; 0 = off)

@@ -45,6 +45,7 @@ final class OptionsTests: XCTestCase {
             (["v.mp4", "-m"], .missingValue(option: "-m")),
             (["-m", "zoom", "v.mp4"], .badValue(option: "-m", value: "zoom", expected: "one of fill, fit, stretch, center, tile")),
             (["-c", "red", "v.mp4"], .badValue(option: "-c", value: "red", expected: "a colour RRGGBB")),
+            (["--renderer", "vulkan", "v.mp4"], .badValue(option: "--renderer", value: "vulkan", expected: "one of auto, gl, shm")),
             (["--dim", "1.5", "v.mp4"], .badValue(option: "--dim", value: "1.5", expected: "a number from 0 to 1")),
             (["a.mp4", "b.mp4"], .unexpectedArgument("b.mp4")),
             (["a.mp4", "-i", "b.mp4"], .unexpectedArgument("b.mp4")),

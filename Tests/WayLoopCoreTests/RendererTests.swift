@@ -1,0 +1,116 @@
+import WayLoopCore
+import XCTest
+
+final class RendererChoiceTests: XCTestCase {
+    private let noGPU = RendererChoice.Environment(compositorHasDmabuf: false, hasRenderNode: false)
+    private let gpu = RendererChoice.Environment(compositorHasDmabuf: true, hasRenderNode: true)
+
+    /// Before EGL: what can be decided without loading a GL driver.
+    func testBeforeEGL() {
+        let cases: [(RendererRequest, RendererChoice.Environment, RendererKind?, String)] = [
+            (.shm, gpu, .shm, "asked for"),
+            (.shm, noGPU, .shm, "asked for"),
+            (.gl, noGPU, nil, "gl always tries EGL"),
+            (.gl, gpu, nil, "gl always tries EGL"),
+            (.auto, noGPU, .shm, "no dmabuf"),
+            (.auto, RendererChoice.Environment(compositorHasDmabuf: false, hasRenderNode: true), .shm, "no dmabuf"),
+            (.auto, RendererChoice.Environment(compositorHasDmabuf: true, hasRenderNode: false), .shm, "no render node"),
+            (.auto, gpu, nil, "a GPU may be there: ask EGL"),
+        ]
+        for (request, env, want, note) in cases {
+            XCTAssertEqual(RendererChoice.beforeEGL(request, env)?.kind, want, "\(request) \(env): \(note)")
+        }
+        XCTAssertEqual(RendererChoice.beforeEGL(.auto, noGPU)?.line,
+                       "renderer: shm (the compositor offers no linux-dmabuf, so GL would render in software)")
+    }
+
+    func testAfterEGL() {
+        let cases: [(RendererRequest, String, RendererKind)] = [
+            (.auto, "llvmpipe (LLVM 15.0.6, 256 bits)", .shm),
+            (.auto, "softpipe", .shm),
+            (.auto, "Software Rasterizer", .shm),
+            (.auto, "swrast", .shm),
+            (.auto, "AMD Radeon RX 6600 (navi23, LLVM 15.0.6, DRM 3.49, 6.1.0)", .gl),
+            (.auto, "Mesa Intel(R) UHD Graphics 620 (KBL GT2)", .gl),
+            // Asked for: GL even in software.
+            (.gl, "llvmpipe (LLVM 15.0.6, 256 bits)", .gl),
+        ]
+        for (request, renderer, want) in cases {
+            XCTAssertEqual(RendererChoice.afterEGL(request, glRenderer: renderer).kind, want, "\(request) \(renderer)")
+        }
+        XCTAssertTrue(RendererChoice.eglFailed(.gl, error: "eglInitialize failed").line.contains("falling back to shm"))
+    }
+
+    func testOptionAndConfig() throws {
+        guard case .run(let o) = try OptionParser.parse(["--renderer", "shm", "v.mp4"]) else { return XCTFail("not a run") }
+        XCTAssertEqual(o.renderer, .shm)
+        XCTAssertEqual(o.rendererRequest(config: []), .shm)
+        let config = try ConfigFile.parse("renderer = gl\nvideo = /v.mp4\n", path: "/c/config", home: nil)
+        XCTAssertEqual(Options().rendererRequest(config: config), .gl)
+        XCTAssertEqual(o.rendererRequest(config: config), .shm, "the command line beats the config file")
+        XCTAssertEqual(Options().rendererRequest(config: []), .auto)
+        XCTAssertThrowsError(try ConfigFile.parse("video = /v.mp4\n[output DP-1]\nrenderer = gl\n", path: "/c/config", home: nil)) {
+            XCTAssertEqual(($0 as? ConfigError)?.line, 3)
+        }
+        XCTAssertThrowsError(try ConfigFile.parse("renderer = vulkan\n", path: "/c/config", home: nil)) {
+            XCTAssertEqual("\($0)", "/c/config:1: renderer 'vulkan' is not one of auto, gl, shm")
+        }
+    }
+}
+
+final class ShmLayoutTests: XCTestCase {
+    private func rect(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> PixelRect { PixelRect(x: x, y: y, width: w, height: h) }
+
+    func testLayouts() {
+        let cases: [(video: Size, buffer: Size, mode: ScaleMode, source: PixelRect, dest: PixelRect, borders: Bool, note: String)] = [
+            (Size(width: 1920, height: 1080), Size(width: 1920, height: 1080), .fill, rect(0, 0, 1920, 1080), rect(0, 0, 1920, 1080), false, "same size"),
+            // 4:3 output: 0.75 of the width, 240 px off each side.
+            (Size(width: 1920, height: 1080), Size(width: 1024, height: 768), .fill, rect(240, 0, 1440, 1080), rect(0, 0, 1024, 768), false, "16:9 on 4:3"),
+            // 9:16 on 16:9: 0.31640625 of 1280 = 405 rows from (1280-405)/2 = 437.5 -> 438 -> even 438.
+            (Size(width: 720, height: 1280), Size(width: 1920, height: 1080), .fill, rect(0, 438, 720, 405), rect(0, 0, 1920, 1080), false, "9:16 on 16:9"),
+            // An odd crop origin moves down to the chroma grid: 1366 wide on 1280x720 -> (1366-1280)/2 = 43 -> 42.
+            (Size(width: 1366, height: 720), Size(width: 1280, height: 720), .center, rect(42, 0, 1280, 720), rect(0, 0, 1280, 720), false, "center crop"),
+            (Size(width: 1920, height: 1080), Size(width: 1024, height: 768), .fit, rect(0, 0, 1920, 1080), rect(0, 96, 1024, 576), true, "fit: bars top and bottom"),
+            (Size(width: 640, height: 360), Size(width: 1280, height: 720), .center, rect(0, 0, 640, 360), rect(320, 180, 640, 360), true, "center smaller"),
+            (Size(width: 640, height: 360), Size(width: 1280, height: 720), .stretch, rect(0, 0, 640, 360), rect(0, 0, 1280, 720), false, "stretch"),
+            (Size(width: 640, height: 360), Size(width: 1280, height: 720), .tile, rect(0, 0, 640, 360), rect(0, 0, 640, 360), false, "tile"),
+            (Size(width: 2000, height: 2000), Size(width: 1280, height: 720), .tile, rect(0, 0, 1280, 720), rect(0, 0, 1280, 720), false, "tile larger than the buffer"),
+        ]
+        for c in cases {
+            let l = ShmLayout.compute(video: c.video, buffer: c.buffer, mode: c.mode)
+            XCTAssertEqual(l.source, c.source, "source: \(c.note)")
+            XCTAssertEqual(l.destination, c.dest, "destination: \(c.note)")
+            XCTAssertEqual(l.hasBorders, c.borders, "borders: \(c.note)")
+            XCTAssertEqual(l.tiled, c.mode == .tile, c.note)
+        }
+    }
+
+    /// 4:4:4 needs no alignment; every crop stays inside the picture.
+    func testAlignmentAndBounds() {
+        let l444 = ShmLayout.compute(video: Size(width: 1366, height: 720), buffer: Size(width: 1280, height: 720), mode: .center,
+                                     chromaShiftX: 0, chromaShiftY: 0)
+        XCTAssertEqual(l444.source, rect(43, 0, 1280, 720))
+        for w in [17, 100, 1365, 1920, 3840] {
+            for h in [9, 101, 720, 2160] {
+                for mode in ScaleMode.allCases {
+                    let b = Size(width: 1280, height: 1024)
+                    let l = ShmLayout.compute(video: Size(width: w, height: h), buffer: b, mode: mode)
+                    XCTAssertTrue(l.source.x % 2 == 0 && l.source.y % 2 == 0, "\(w)x\(h) \(mode)")
+                    XCTAssertTrue(l.source.x >= 0 && l.source.x + l.source.width <= w && l.source.width >= 1, "\(w)x\(h) \(mode)")
+                    XCTAssertTrue(l.source.y >= 0 && l.source.y + l.source.height <= h && l.source.height >= 1, "\(w)x\(h) \(mode)")
+                    XCTAssertTrue(l.destination.x >= 0 && l.destination.x + l.destination.width <= b.width, "\(w)x\(h) \(mode)")
+                    XCTAssertTrue(l.destination.y >= 0 && l.destination.y + l.destination.height <= b.height, "\(w)x\(h) \(mode)")
+                }
+            }
+        }
+        XCTAssertTrue(ShmLayout.compute(video: Size(width: 0, height: 0), buffer: Size(width: 10, height: 10), mode: .fill).destination.isEmpty)
+    }
+
+    func testBufferTransforms() {
+        XCTAssertEqual(BufferTransform.forOrientation(.upright), 0)
+        XCTAssertEqual(BufferTransform.forOrientation(Orientation(rotation: 90)), 1)
+        XCTAssertEqual(BufferTransform.forOrientation(Orientation(rotation: 270)), 3)
+        XCTAssertEqual(BufferTransform.forOrientation(Orientation(rotation: 0, mirrored: true)), 4)
+        XCTAssertEqual(BufferTransform.forOrientation(Orientation(rotation: 90, mirrored: true)), 5)
+    }
+}
