@@ -281,9 +281,14 @@ public struct OutputStatus: Equatable, Sendable {
     public var framesDropped: Int
     /// What a failed output shows instead (a colour or a video), if anything.
     public var showing: String?
+    /// What draws it: "gl" or "shm".
+    public var renderer: String?
+    /// The video's decoder: "running", or "released" (freed after --release-after hidden).
+    public var decoder: String?
 
     public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: PlayerState,
-                position: Double? = nil, framesShown: Int = 0, framesDropped: Int = 0, showing: String? = nil) {
+                position: Double? = nil, framesShown: Int = 0, framesDropped: Int = 0, showing: String? = nil,
+                renderer: String? = nil, decoder: String? = nil) {
         self.name = name
         self.description = description
         self.video = video
@@ -293,6 +298,8 @@ public struct OutputStatus: Equatable, Sendable {
         self.framesShown = framesShown
         self.framesDropped = framesDropped
         self.showing = showing
+        self.renderer = renderer
+        self.decoder = decoder
     }
 
     /// Reads back what `json` wrote (the ctl client formats a status reply with it).
@@ -311,7 +318,8 @@ public struct OutputStatus: Equatable, Sendable {
         self.init(name: name, description: json["description"]?.string ?? "", video: json["video"]?.string,
                   mode: json["mode"]?.string.flatMap(ScaleMode.init(rawValue:)), state: state,
                   position: json["position"]?.number, framesShown: Int(json["frames_shown"]?.number ?? 0),
-                  framesDropped: Int(json["frames_dropped"]?.number ?? 0), showing: json["showing"]?.string)
+                  framesDropped: Int(json["frames_dropped"]?.number ?? 0), showing: json["showing"]?.string,
+                  renderer: json["renderer"]?.string, decoder: json["decoder"]?.string)
     }
 
     public var json: JSON {
@@ -322,6 +330,8 @@ public struct OutputStatus: Equatable, Sendable {
         pairs += [("position", position.map { .number(($0 * 1000).rounded() / 1000) } ?? .null),
                   ("frames_shown", .number(Double(framesShown))), ("frames_dropped", .number(Double(framesDropped)))]
         if let showing { pairs.append(("showing", .string(showing))) }
+        if let renderer { pairs.append(("renderer", .string(renderer))) }
+        if let decoder { pairs.append(("decoder", .string(decoder))) }
         return .object(pairs)
     }
 
@@ -333,6 +343,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let position { s += ", at \(Self.seconds(position)) s" }
         s += ", \(framesShown) frames shown, \(framesDropped) dropped"
         if let showing { s += ", showing \(showing) instead" }
+        if let renderer { s += " [\(renderer)]" }
         return s
     }
 

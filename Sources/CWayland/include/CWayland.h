@@ -20,6 +20,7 @@
  *   wlx_region_interface()                   -> wl_region_interface
  *   wlx_callback_interface()                 -> wl_callback_interface
  *   wlx_seat_interface()                     -> wl_seat_interface
+ *   wlx_shm_interface()                      -> wl_shm_interface
  *   wlx_layer_shell_interface()              -> zwlr_layer_shell_v1_interface
  *   wlx_layer_surface_interface()            -> zwlr_layer_surface_v1_interface
  *   wlx_xdg_output_manager_interface()       -> zxdg_output_manager_v1_interface
@@ -79,6 +80,8 @@ static inline const struct wl_interface *wlx_region_interface(void) { return &wl
 static inline const struct wl_interface *wlx_callback_interface(void) { return &wl_callback_interface; }
 /* Core: wl_seat (bound for foreign-toplevel / input). */
 static inline const struct wl_interface *wlx_seat_interface(void) { return &wl_seat_interface; }
+/* Core: wl_shm (bound from the registry: the shm sink's buffers). */
+static inline const struct wl_interface *wlx_shm_interface(void) { return &wl_shm_interface; }
 /* wlr-layer-shell: zwlr_layer_shell_v1 (bound from the registry). */
 static inline const struct wl_interface *wlx_layer_shell_interface(void) { return &zwlr_layer_shell_v1_interface; }
 /* wlr-layer-shell: zwlr_layer_surface_v1 (created via get_layer_surface). */

@@ -65,7 +65,9 @@ final class EventLoop {
         var wantWrite = false
         if wl_display_flush(display) < 0 {
             if errno == EAGAIN { wantWrite = true } else {
-                wl_display_cancel_read(display)
+                // The compositor may have closed the connection after a protocol error: read
+                // what it sent last, so that the error is reported as one (not as a clean exit).
+                if wl_display_read_events(display) == 0 { _ = wl_display_dispatch_pending(display) }
                 return nil
             }
         }

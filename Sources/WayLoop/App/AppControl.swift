@@ -23,58 +23,55 @@ extension App {
     // MARK: States
 
     /// Feeds an output's state machine; logs and publishes a transition.
-    func apply(_ id: UInt32, _ event: PlayerEvent) {
-        var m = players[id] ?? PlayerStateMachine()
-        let old = m.state
-        let changed = m.apply(event)
-        players[id] = m
-        // The surface stops drawing for user, fullscreen and battery; hidden stops by itself.
-        wallpapers[id]?.pauseReason = m.pauseReasons.filter { $0 != .hidden }.min()?.rawValue
-        guard let new = changed else { return }
-        log.debug("\(outputName(id)): \(old) → \(new)")
-        control?.publish(stateEvent(id).json)
+    func apply(_ h: Head, _ event: PlayerEvent) {
+        let old = h.player.state
+        guard let new = h.player.apply(event) else { return }
+        log.debug("\(h.name): \(old) → \(new)")
+        control?.publish(stateEvent(h).json)
     }
 
     /// The output draws its video: from idle or failed through loading to playing (or paused).
-    func markPlaying(_ id: UInt32) {
-        switch players[id]?.state ?? .idle {
-        case .idle, .failed: apply(id, .load)
+    func markPlaying(_ h: Head) {
+        switch h.player.state {
+        case .idle, .failed: apply(h, .load)
         default: break
         }
-        apply(id, .ready)
+        apply(h, .ready)
     }
 
-    func publishVideoChange(_ id: UInt32) {
-        control?.publish(stateEvent(id).json)
+    func publishVideoChange(_ h: Head) {
+        control?.publish(stateEvent(h).json)
     }
 
-    func stateEvent(_ id: UInt32) -> StateEvent {
-        StateEvent(output: outputName(id), state: players[id]?.state ?? .idle,
-                   video: outputSettings[id]?.video ?? targets[id]?.video)
+    func stateEvent(_ h: Head) -> StateEvent {
+        StateEvent(output: h.name, state: h.player.state, video: h.drawn?.video ?? h.target?.video)
     }
 
-    func setUserPause(_ id: UInt32, _ paused: Bool) {
-        apply(id, paused ? .pause(.user) : .resume(.user))
-        if !paused { wallpapers[id]?.invalidate() }
+    func setUserPause(_ h: Head, _ paused: Bool) {
+        apply(h, paused ? .pause(.user) : .resume(.user))
+        if !paused { h.surface?.invalidate() }
     }
+
+    /// The heads of connected outputs, by name.
+    var connectedHeads: [Head] { heads.values.filter(\.output.isDone).sorted { $0.name < $1.name } }
 
     var statuses: [OutputStatus] {
-        outputs.values.filter(\.isDone).sorted { $0.displayName < $1.displayName }.map { o in
-            let id = o.globalName
-            let active = outputSettings[id], target = targets[id]
+        connectedHeads.map { h in
+            let active = h.drawn, target = h.target
             let v = active.flatMap { videos[$0.video] }
             var position: Double?
             if let c = v?.current, let fps = v?.info?.frameRate, fps > 0 { position = Double(c.index) / fps }
             var showing: String?
-            if let c = solid[id] { showing = "the colour \(c)" } else if let a = active, let t = target, a.video != t.video,
+            if let c = h.solid { showing = "the colour \(c)" } else if let a = active, let t = target, a.video != t.video,
                       failedVideos[t.video] != nil { showing = "'\(a.video)'" }
-            let state = players[id]?.state ?? .idle
+            let state = h.player.state
             let failedTarget: Bool = { if case .failed = state { return true }; return false }()
-            return OutputStatus(name: o.displayName, description: o.info.description,
+            return OutputStatus(name: h.name, description: h.output.info.description,
                                 video: failedTarget ? target?.video : (active?.video ?? target?.video),
                                 mode: (active ?? target)?.mode, state: state, position: position,
-                                framesShown: wallpapers[id]?.framesShown ?? 0, framesDropped: v?.dropped ?? 0,
-                                showing: showing)
+                                framesShown: h.surface?.framesShown ?? 0, framesDropped: v?.dropped ?? 0,
+                                showing: showing, renderer: h.sink?.kind.rawValue ?? rendererKind?.rawValue,
+                                decoder: v.map { $0.isReleased ? "released" : "running" })
         }
     }
 
@@ -85,8 +82,8 @@ extension App {
         options.entries = configEntries + commandLine.entries + runtimeEntries.map(\.entry)
         options.pauseOnFullscreen = commandLine.pauseOnFullscreen
         options.pauseOnBattery = commandLine.pauseOnBattery
-        for (id, o) in outputs where o.isDone {
-            targets[id] = options.settings(forOutput: o.info.name, description: o.info.description)
+        for h in heads.values where h.output.isDone {
+            h.target = options.settings(forOutput: h.output.info.name, description: h.output.info.description)
         }
     }
 
@@ -168,7 +165,7 @@ extension App {
             let errors = p.waiting.sorted().compactMap { failedVideos[$0] }
             // A video that was neither shown nor failed was stopped: a later change replaced it.
             let gone = p.waiting.filter { path in
-                failedVideos[path] == nil && videos[path] == nil && !outputSettings.values.contains { $0.video == path }
+                failedVideos[path] == nil && videos[path] == nil && !heads.values.contains { $0.drawn?.video == path }
             }
             if !errors.isEmpty {
                 p.onFailure?(errors)
@@ -183,10 +180,10 @@ extension App {
     }
 
     /// The outputs a request names (nil: every output).
-    func matching(_ pattern: String?) -> [UInt32] {
-        outputs.values.filter { o in
-            o.isDone && (pattern.map { OutputMatch.matches(pattern: $0, name: o.info.name, description: o.info.description) } ?? true)
-        }.map(\.globalName).sorted()
+    func matching(_ pattern: String?) -> [Head] {
+        connectedHeads.filter { h in
+            pattern.map { OutputMatch.matches(pattern: $0, name: h.output.info.name, description: h.output.info.description) } ?? true
+        }
     }
 }
 
@@ -200,21 +197,21 @@ extension App: ControlServerDelegate {
             server.reply(to: client, .object([("ok", .bool(true)), ("outputs", .array(statuses.map(\.json)))]))
 
         case .pause(let pattern), .resume(let pattern), .toggle(let pattern):
-            let ids = matching(pattern)
-            if let pattern, ids.isEmpty {
+            let matched = matching(pattern)
+            if let pattern, matched.isEmpty {
                 server.reply(to: client, ControlError.noSuchOutput(pattern).reply)
                 return
             }
             var done: [String] = []
-            for id in ids {
+            for h in matched {
                 let paused: Bool
                 switch request {
                 case .pause: paused = true
                 case .resume: paused = false
-                default: paused = players[id]?.pauseReasons.contains(.user) != true
+                default: paused = !h.player.pauseReasons.contains(.user)
                 }
-                setUserPause(id, paused)
-                done.append("\(outputName(id)) \(paused ? "paused" : "resumed")")
+                setUserPause(h, paused)
+                done.append("\(h.name) \(paused ? "paused" : "resumed")")
             }
             server.reply(to: client, ok(done.isEmpty ? "no outputs" : done.joined(separator: ", ")))
 
@@ -233,7 +230,7 @@ extension App: ControlServerDelegate {
         case .subscribe:
             server.reply(to: client, okReply)
             server.subscribe(client)
-            for id in matching(nil) { server.reply(to: client, stateEvent(id).json) }
+            for h in matching(nil) { server.reply(to: client, stateEvent(h).json) }
 
         case .handOver(let args, let cwd):
             handOver(args: args, cwd: cwd, client: client)

@@ -1,26 +1,25 @@
-// One output's wallpaper surface: a wl_surface given the background layer by wlr-layer-shell,
-// with its EGL window. Listeners only record state; the app draws after dispatch.
-// Main thread only.
+// One output's wallpaper surface: a wl_surface given the background layer by wlr-layer-shell.
+// It knows its geometry (configure, scale, fractional scale) and its frame callback; what is
+// drawn on it and how is its sink's business (Sinks/). Listeners only record state; the app
+// draws after dispatch. Main thread only.
 import CWayland
 import WayLoopCore
 
-protocol WallpaperDelegate: AnyObject {
+protocol LayerSurfaceDelegate: AnyObject {
     /// The compositor closed the layer surface (output gone or the shell withdrew it).
-    func wallpaperClosed(_ wallpaper: Wallpaper)
+    func layerSurfaceClosed(_ surface: LayerSurface)
     /// A frame callback fired: the surface was presented (or is ready for a new frame).
-    func wallpaperFrameDone(_ wallpaper: Wallpaper, time: UInt32)
+    func layerSurfaceFrameDone(_ surface: LayerSurface, time: UInt32)
 }
 
-final class Wallpaper {
+final class LayerSurface {
     /// The registry name of the output this surface is on.
     let outputID: UInt32
     let surface: OpaquePointer
     let layerSurface: OpaquePointer
-    weak var delegate: WallpaperDelegate?
-    private let egl: EGL
-    private var eglWindow: OpaquePointer?
-    private(set) var eglSurface: EGLSurface?
+    weak var delegate: LayerSurfaceDelegate?
     private var frameCallback: OpaquePointer?
+    private let compositor: OpaquePointer
 
     /// Logical size (last configure), integer and fractional scale.
     private(set) var geometry = SurfaceGeometry(logical: Size(width: 0, height: 0))
@@ -37,20 +36,22 @@ final class Wallpaper {
     var shownSerial: UInt64 = 0
     /// A configure size is pending application (acked, buffer not yet resized).
     private var pendingConfigure = false
-
-    var isConfigured: Bool { eglSurface != nil && !logicalSize.isEmpty }
-    /// Why this output is paused, if it is (a fullscreen window on it, battery).
-    var pauseReason: String?
+    /// The sink has buffers of the current size (set by the app after `applyConfigure`).
+    var sinkReady = false
+    var isConfigured: Bool { sinkReady && !logicalSize.isEmpty }
     /// When the pending frame callback was requested (to notice an output that stopped asking).
     private(set) var frameRequestedAt: Nanos = 0
     /// Frames committed on this surface.
     private(set) var framesShown = 0
-    /// Ready for a new frame: configured, presented (its last frame callback fired), not paused.
-    var canTakeFrame: Bool { isConfigured && !awaitingFrame && pauseReason == nil }
+    /// wl_surface.set_buffer_transform last sent (the shm sink turns buffers this way).
+    private var bufferTransform: Int32 = 0
+    /// Ready for a new frame: configured and presented (its last frame callback fired).
+    var canTakeFrame: Bool { isConfigured && !awaitingFrame }
 
     init?(outputID: UInt32, compositor: OpaquePointer, layerShell: OpaquePointer, output: OpaquePointer,
-          scale: Int32, egl: EGL, viewporter: OpaquePointer?, fractionalScale: OpaquePointer?) {
+          scale: Int32, viewporter: OpaquePointer?, fractionalScale: OpaquePointer?) {
         self.outputID = outputID
+        self.compositor = compositor
         guard let s = wl_compositor_create_surface(compositor) else { return nil }
         guard let ls = zwlr_layer_shell_v1_get_layer_surface(
             layerShell, s, output, ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND.rawValue, "wallpaper") else {
@@ -59,7 +60,6 @@ final class Wallpaper {
         }
         surface = s
         layerSurface = ls
-        self.egl = egl
         geometry.integerScale = Int(scale)
         if let viewporter, let fractionalScale {
             viewport = wp_viewporter_get_viewport(viewporter, s)
@@ -86,11 +86,10 @@ final class Wallpaper {
         wl_surface_commit(s)
     }
 
-    /// Children first: frame callback, EGL surface, EGL window, layer surface, wl_surface.
+    /// Children first: frame callback, viewport objects, layer surface, wl_surface (the sink,
+    /// which owns the buffers or the EGL window, is gone before this).
     deinit {
         if let frameCallback { wl_callback_destroy(frameCallback) }
-        if let eglSurface { egl.destroySurface(eglSurface) }
-        if let eglWindow { wl_egl_window_destroy(eglWindow) }
         if let fractional { wp_fractional_scale_v1_destroy(fractional) }
         if let viewport { wp_viewport_destroy(viewport) }
         zwlr_layer_surface_v1_destroy(layerSurface)
@@ -109,12 +108,11 @@ final class Wallpaper {
         needsRedraw = true
     }
 
-    /// Applies an acked configure: creates or resizes the EGL window at the buffer size and
-    /// marks the surface opaque. Called by the app outside any listener.
-    func applyConfigure(compositor: OpaquePointer) throws(GraphicsError) {
-        guard pendingConfigure, !logicalSize.isEmpty else { return }
+    /// Applies an acked configure: scale, viewport and opaque region. Returns true when the
+    /// buffer size may have changed (the sink resizes). Called by the app outside any listener.
+    func applyConfigure() -> Bool {
+        guard pendingConfigure, !logicalSize.isEmpty else { return false }
         pendingConfigure = false
-        let b = bufferSize
         wl_surface_set_buffer_scale(surface, Int32(geometry.bufferScale))
         if let viewport {
             // The buffer is the exact fractional size; the viewport maps it onto the logical size.
@@ -124,25 +122,24 @@ final class Wallpaper {
                 wp_viewport_set_destination(viewport, -1, -1)
             }
         }
-        if let eglWindow {
-            wl_egl_window_resize(eglWindow, Int32(b.width), Int32(b.height), 0, 0)
-        } else {
-            guard let w = wl_egl_window_create(surface, Int32(b.width), Int32(b.height)) else {
-                throw GraphicsError("cannot create a wl_egl_window", code: 0)
-            }
-            eglWindow = w
-            eglSurface = try egl.createSurface(window: w)
-        }
         // Opaque over the whole surface: the compositor can skip whatever lies beneath.
         if let region = wl_compositor_create_region(compositor) {
             wl_region_add(region, 0, 0, Int32(logicalSize.width), Int32(logicalSize.height))
             wl_surface_set_opaque_region(surface, region)
             wl_region_destroy(region)
         }
+        return true
     }
 
-    /// Asks for a frame callback; must come before eglSwapBuffers, which commits (requested
-    /// after, it would attach to the next commit and stall).
+    /// wl_surface.set_buffer_transform (double-buffered: applies with the next commit).
+    func setBufferTransform(_ t: Int32) {
+        guard t != bufferTransform else { return }
+        bufferTransform = t
+        wl_surface_set_buffer_transform(surface, t)
+    }
+
+    /// Asks for a frame callback; must come before the commit (requested after, it would
+    /// attach to the next commit and stall).
     func requestFrame() {
         guard frameCallback == nil, let cb = wl_surface_frame(surface) else { return }
         frameCallback = cb
@@ -162,7 +159,7 @@ final class Wallpaper {
     fileprivate func configure(serial: UInt32, width: UInt32, height: UInt32) {
         zwlr_layer_surface_v1_ack_configure(layerSurface, serial)
         let size = Size(width: Int(width), height: Int(height))
-        if size != logicalSize || eglSurface == nil {
+        if size != logicalSize || !sinkReady {
             geometry.logical = size
             geometryChanged()
         } else if !needsRedraw {
@@ -171,7 +168,7 @@ final class Wallpaper {
         }
     }
 
-    fileprivate func closed() { delegate?.wallpaperClosed(self) }
+    fileprivate func closed() { delegate?.layerSurfaceClosed(self) }
 
     fileprivate func preferredScale(_ scale120: UInt32) {
         guard geometry.scale120 != Int(scale120) else { return }
@@ -182,11 +179,11 @@ final class Wallpaper {
     fileprivate func frameDone(_ callback: OpaquePointer?, time: UInt32) {
         if let callback { wl_callback_destroy(callback) }
         frameCallback = nil
-        delegate?.wallpaperFrameDone(self, time: time)
+        delegate?.layerSurfaceFrameDone(self, time: time)
     }
 
-    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> Wallpaper {
-        Unmanaged<Wallpaper>.fromOpaque(data!).takeUnretainedValue()
+    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> LayerSurface {
+        Unmanaged<LayerSurface>.fromOpaque(data!).takeUnretainedValue()
     }
 }
 
@@ -195,8 +192,8 @@ final class Wallpaper {
 nonisolated(unsafe) private let layerSurfaceListener: UnsafeMutablePointer<zwlr_layer_surface_v1_listener> = {
     let p = UnsafeMutablePointer<zwlr_layer_surface_v1_listener>.allocate(capacity: 1)
     p.initialize(to: zwlr_layer_surface_v1_listener(
-        configure: { data, _, serial, w, h in Wallpaper.from(data).configure(serial: serial, width: w, height: h) },
-        closed: { data, _ in Wallpaper.from(data).closed() }
+        configure: { data, _, serial, w, h in LayerSurface.from(data).configure(serial: serial, width: w, height: h) },
+        closed: { data, _ in LayerSurface.from(data).closed() }
     ))
     return p
 }()
@@ -204,7 +201,7 @@ nonisolated(unsafe) private let layerSurfaceListener: UnsafeMutablePointer<zwlr_
 nonisolated(unsafe) private let frameListener: UnsafeMutablePointer<wl_callback_listener> = {
     let p = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
     p.initialize(to: wl_callback_listener(
-        done: { data, callback, time in Wallpaper.from(data).frameDone(callback, time: time) }
+        done: { data, callback, time in LayerSurface.from(data).frameDone(callback, time: time) }
     ))
     return p
 }()
@@ -212,7 +209,7 @@ nonisolated(unsafe) private let frameListener: UnsafeMutablePointer<wl_callback_
 nonisolated(unsafe) private let fractionalListener: UnsafeMutablePointer<wp_fractional_scale_v1_listener> = {
     let p = UnsafeMutablePointer<wp_fractional_scale_v1_listener>.allocate(capacity: 1)
     p.initialize(to: wp_fractional_scale_v1_listener(
-        preferred_scale: { data, _, scale in Wallpaper.from(data).preferredScale(scale) }
+        preferred_scale: { data, _, scale in LayerSurface.from(data).preferredScale(scale) }
     ))
     return p
 }()

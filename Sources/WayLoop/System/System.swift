@@ -79,6 +79,17 @@ enum Sys {
         return .success(String(decoding: data, as: UTF8.self))
     }
 
+    /// A DRM render node exists (/dev/dri/renderD*): without one, GL can only be software.
+    static var hasRenderNode: Bool {
+        guard let dir = opendir("/dev/dri") else { return false }
+        defer { closedir(dir) }
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("renderD") { return true }
+        }
+        return false
+    }
+
     static func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 }
 

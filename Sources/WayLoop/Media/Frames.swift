@@ -35,12 +35,14 @@ struct PlaneLayout: Equatable {
     }
 }
 
-extension YUVConversion {
-    /// The conversion a frame asks for; unspecified matrix and range follow the documented rule
-    /// (YUVMatrix.guess, limited range).
+/// The matrix and range a frame asks for; unspecified ones follow the documented rule
+/// (YUVMatrix.guess, limited range). Both renderers take their colour from here.
+struct FrameColour: Equatable {
+    var matrix: YUVMatrix
+    var range: YUVRange
+
     init(frame: UnsafePointer<AVFrame>, layout: PlaneLayout) {
         let f = frame.pointee
-        let matrix: YUVMatrix
         switch f.colorspace {
         case AVCOL_SPC_BT709: matrix = .bt709
         case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M, AVCOL_SPC_FCC: matrix = .bt601
@@ -48,7 +50,15 @@ extension YUVConversion {
         default: matrix = YUVMatrix.guess(width: Int(f.width), height: Int(f.height))
         }
         let full = f.color_range == AVCOL_RANGE_JPEG || (f.color_range != AVCOL_RANGE_MPEG && layout.impliesFullRange)
-        self.init(matrix: matrix, range: full ? .full : .limited, bitDepth: 8)
+        range = full ? .full : .limited
+    }
+}
+
+extension YUVConversion {
+    /// The shader's conversion for a frame (FrameColour's matrix and range, 8 bits).
+    init(frame: UnsafePointer<AVFrame>, layout: PlaneLayout) {
+        let c = FrameColour(frame: frame, layout: layout)
+        self.init(matrix: c.matrix, range: c.range, bitDepth: 8)
     }
 }
 

@@ -43,7 +43,7 @@ final class VideoTextures {
     }
 }
 
-final class Renderer {
+final class GLRenderer {
     private let program: GLuint
     private let quad: GLuint
     private let uDestination: GLint, uSource: GLint, uOrientation: GLint
@@ -54,8 +54,8 @@ final class Renderer {
     let maxTextureSize: Int
 
     init() throws(GraphicsError) {
-        let vs = try Renderer.compile(GLenum(GL_VERTEX_SHADER), YUVProgram.vertex)
-        let fs = try Renderer.compile(GLenum(GL_FRAGMENT_SHADER), YUVProgram.fragment)
+        let vs = try GLRenderer.compile(GLenum(GL_VERTEX_SHADER), YUVProgram.vertex)
+        let fs = try GLRenderer.compile(GLenum(GL_FRAGMENT_SHADER), YUVProgram.fragment)
         let p = glCreateProgram()
         glAttachShader(p, vs)
         glAttachShader(p, fs)
@@ -64,7 +64,7 @@ final class Renderer {
         glDeleteShader(fs)
         var ok: GLint = 0
         glGetProgramiv(p, GLenum(GL_LINK_STATUS), &ok)
-        guard ok != 0 else { throw GraphicsError("shader program did not link: \(Renderer.programLog(p))", code: 0) }
+        guard ok != 0 else { throw GraphicsError("shader program did not link: \(GLRenderer.programLog(p))", code: 0) }
         program = p
         glUseProgram(p)
         uDestination = glGetUniformLocation(p, "destination")
@@ -278,7 +278,7 @@ final class Renderer {
         // Tile repeats the texture; everything else clamps (no bleeding at the edges). Luma is
         // sampled NEAREST where texels land exactly on pixels (the same picture, fewer fetches).
         let repeats = settings.mode == .tile ? 2 : 0
-        let lumaNearest = Renderer.isPixelExact(placement, display: display) ? 1 : 0
+        let lumaNearest = GLRenderer.isPixelExact(placement, display: display) ? 1 : 0
         for i in 0..<2 {
             glActiveTexture(GLenum(GL_TEXTURE0 + Int32(i)))
             glBindTexture(GLenum(GL_TEXTURE_2D), textures.names[i])

@@ -23,6 +23,10 @@ final class Registry {
     private(set) var toplevelManager: OpaquePointer?
     var wantsToplevels = false
     private(set) var presentation: OpaquePointer?
+    /// wl_shm: the shm sink's buffers (bound by every client that may need it; cheap).
+    private(set) var shm: OpaquePointer?
+    /// The compositor advertises zwp_linux_dmabuf_v1 (not bound: the renderer choice asks).
+    private(set) var hasDmabuf = false
     /// The clock wp_presentation timestamps are on (clock_id event); nil until it arrives.
     private(set) var presentationClock: UInt32?
 
@@ -45,6 +49,7 @@ final class Registry {
 
     deinit {
         if let presentation { wp_presentation_destroy(presentation) }
+        if let shm { wl_shm_destroy(shm) }
         if let fractionalScale { wp_fractional_scale_manager_v1_destroy(fractionalScale) }
         if let xdgOutputManager { zxdg_output_manager_v1_destroy(xdgOutputManager) }
         if let viewporter { wp_viewporter_destroy(viewporter) }
@@ -79,6 +84,10 @@ final class Registry {
             if let presentation {
                 wp_presentation_add_listener(presentation, presentationListener, Unmanaged.passUnretained(self).toOpaque())
             }
+        case "wl_shm":
+            shm = bind(name, wlx_shm_interface(), 1)
+        case "zwp_linux_dmabuf_v1":
+            hasDmabuf = true
         case "wl_output":
             let v = min(version, Self.outputVersion)
             if let p = bind(name, wlx_output_interface(), v) { delegate?.outputAdded(name: name, proxy: p, version: v) }

@@ -31,6 +31,8 @@ final class Video {
     private var anchored = false
     /// The textures holding `current`, uploaded when `uploadedSerial` lags `serial`.
     var textures: VideoTextures?
+    /// The shm renderer's converted pictures of `current` (per buffer size and settings).
+    var shm: ShmPictures?
     var uploadedSerial: UInt64 = 0
 
     init?(path: String, queueFrames: Int, cacheBudget: Int, wakeup: WakeupFD, maxTextureSize: Int?, log: Logger) {

@@ -1,0 +1,104 @@
+// The draw pass and the poll timeout, both from the pure Schedule (WayLoopCore): an output
+// draws only when its frame callback fired and a new frame is due (or it was reconfigured),
+// and the loop wakes exactly when that can happen. Main thread only.
+import WayLoopCore
+
+extension App {
+    /// What the schedule needs to know about one head (nil: no surface).
+    private func scheduleState(_ h: Head) -> Schedule.Output? {
+        guard let s = h.surface, let sink = h.sink else { return nil }
+        var content = Schedule.Content.nothing
+        if h.solid != nil {
+            content = .colour
+        } else if let d = h.drawn, let v = videos[d.video], v.isReady {
+            content = .video(Schedule.Video(released: v.isReleased, hasFrame: v.current != nil,
+                                            frameIsNew: s.shownSerial != v.serial, nextDue: v.nextDeadline))
+        }
+        return Schedule.Output(configured: s.isConfigured, needsRedraw: s.needsRedraw, awaitingFrame: s.awaitingFrame,
+                               frameRequestedAt: s.frameRequestedAt, hidden: h.player.pauseReasons.contains(.hidden),
+                               paused: h.drawPaused, sinkCanDraw: sink.canDraw, content: content)
+    }
+
+    /// Milliseconds until the loop must wake: the soonest output, release or power check.
+    func timeoutMs(now: Nanos) -> Int32 {
+        var deadline: Nanos? = wantsPowerChecks ? nextPowerCheck : nil
+        func soonest(_ d: Nanos?) { if let d { deadline = min(deadline ?? d, d) } }
+        // One wake-up to release a video nobody has seen for a while (none while released).
+        for v in videos.values where !v.isReleased && v.isReady && isHidden(v) {
+            soonest(max(now, v.lastDrawn + releaseAfter))
+        }
+        for h in heads.values { soonest(scheduleState(h).flatMap { Schedule.wake($0, now: now) }) }
+        if needsReconcile { return 0 }
+        return Schedule.timeoutMs(until: deadline, now: now)
+    }
+
+    private var wantsPowerChecks: Bool { heads.values.contains { $0.drawn?.pauseOnBattery == true } }
+
+    /// Advances each video whose outputs can take a frame, then draws every output whose frame
+    /// changed or that was reconfigured. An output waiting for its frame callback is skipped.
+    func tick(now: Nanos) {
+        if wantsPowerChecks && now >= nextPowerCheck {
+            nextPowerCheck = now + 5 * .nanosPerSecond
+            let battery = PowerSupply.onBattery(PowerMonitor.read())
+            if battery != onBattery {
+                onBattery = battery
+                for h in heads.values { updatePause(h) }
+            }
+        }
+        for v in videos.values where !v.isReleased && v.isReady && now - v.lastDrawn >= releaseAfter && isHidden(v) {
+            v.release()
+            log.debug("'\(v.path)': nothing presented for \(options.releaseAfter) s: decoder and frames released")
+        }
+        for h in heads.values { draw(h, now: now) }
+        for v in videos.values { v.shm?.trim(before: now - 2 * .nanosPerSecond) }
+    }
+
+    private func draw(_ h: Head, now: Nanos) {
+        guard let s = h.surface, let sink = h.sink else { return }
+        if s.applyConfigure() {
+            do { try sink.resize(s) } catch {
+                log.error("\(h.name): \(error)")
+                h.dropSurface()
+                return
+            }
+            s.sinkReady = true
+        }
+        if s.awaitingFrame && now - s.frameRequestedAt >= Schedule.hiddenAfter { apply(h, .pause(.hidden)) }
+        guard let state = scheduleState(h), Schedule.mayDraw(state) else { return }
+        do {
+            if let colour = h.solid {
+                guard s.needsRedraw else { return }
+                try sink.present(colour: colour, on: s)
+                s.didDraw(serial: 0)
+                return
+            }
+            guard let settings = h.drawn, let v = videos[settings.video], v.isReady else { return }
+            if v.isReleased && (!h.drawPaused || v.current == nil) {
+                log.debug("'\(v.path)': wanted again: decoder restarted")
+                v.restart()
+            }
+            if !h.drawPaused || v.current == nil { _ = v.advance(now: now) }  // once per tick, however many outputs show it
+            guard let frame = v.current, s.needsRedraw || s.shownSerial != v.serial else { return }
+            let shared = sharesPicture(v, size: s.bufferSize)
+            try sink.present(v, frame: frame.payload.frame, settings: settings, on: s, shared: shared) {
+                trace?.committing(output: h.id, name: h.name, surface: s.surface, frame: frame, at: now)
+            }
+            s.didDraw(serial: v.serial)
+            v.lastDrawn = now
+        } catch {
+            if !error.isWaiting { log.error("\(h.name): \(error)") }
+        }
+    }
+
+    /// Two or more outputs show `v` on buffers of its display size: one GL conversion serves
+    /// all (the shm sink shares by its own key, whatever the size).
+    private func sharesPicture(_ v: Video, size: Size) -> Bool {
+        guard gl != nil, let t = v.textures, (v.info?.orientation ?? .upright).displaySize(t.size) == size else { return false }
+        return heads.values.filter { $0.surface?.bufferSize == size && $0.drawn?.video == v.path }.count >= 2
+    }
+
+    /// No output showing `v` can take a frame: all hidden, covered or paused for a reason.
+    func isHidden(_ v: Video) -> Bool {
+        !heads.values.contains { $0.canTakeFrame && $0.drawn?.video == v.path }
+    }
+}

@@ -1,0 +1,78 @@
+// Wayland events as the app sees them. Listeners only record: an output's arrival, its
+// settings, a closed surface, a frame callback; the loop reconciles and draws after dispatch
+// (issue 11: no decoder thread is started or joined inside a listener). Main thread only.
+import WayLoopCore
+
+extension App: RegistryDelegate {
+    func outputAdded(name: UInt32, proxy: OpaquePointer, version: UInt32) {
+        let o = Output(globalName: name, proxy: proxy, version: version)
+        o.delegate = self
+        heads[name] = Head(output: o)
+        if let m = registry?.xdgOutputManager { o.attachXdgOutput(manager: m) }
+    }
+
+    func globalRemoved(name: UInt32) {
+        guard let h = heads[name] else { return }
+        log.notice("\(h.name): output removed")
+        apply(h, .unload)
+        heads[name] = nil
+        needsReconcile = true
+    }
+}
+
+extension App: OutputDelegate {
+    func outputDone(_ output: Output, changed: Bool, first: Bool) {
+        guard let h = heads[output.globalName] else { return }
+        let i = output.info
+        let previous = h.target
+        h.target = options.settings(forOutput: i.name, description: i.description)
+        if first {
+            let what = h.target.map { "'\($0.video)'" } ?? "nothing (no entry matches)"
+            log.debug("\(h.name): \(i.modeSize) scale \(i.scale) (\(i.description)): for \(what)")
+        } else if changed {
+            log.debug("\(h.name): now \(i.modeSize) scale \(i.scale)")
+            h.surface?.setScale(i.scale)
+        }
+        if previous != h.target && !first {
+            // The name arrived late (xdg-output) or the entry now matching differs.
+            log.debug("\(h.name): settings changed")
+        }
+        if first || previous != h.target { needsReconcile = true }
+    }
+}
+
+extension App: LayerSurfaceDelegate {
+    func layerSurfaceClosed(_ surface: LayerSurface) {
+        log.debug("\(outputName(surface.outputID)): layer surface closed by the compositor")
+        heads[surface.outputID]?.dropSurface()
+    }
+
+    func layerSurfaceFrameDone(_ surface: LayerSurface, time: UInt32) {
+        let now = Sys.now()
+        trace?.frameDone(output: surface.outputID, at: now)
+        guard let h = heads[surface.outputID] else { return }
+        apply(h, .resume(.hidden))
+        if let v = h.drawn.flatMap({ videos[$0.video] }) { v.firstFramePresented(at: now) }
+    }
+}
+
+extension App: ToplevelsDelegate {
+    func fullscreenOutputsChanged() {
+        for h in heads.values { updatePause(h) }
+    }
+
+    /// Recomputes the fullscreen and battery reasons of one output from its pause rules.
+    func updatePause(_ h: Head) {
+        let s = h.drawn ?? h.target
+        let fullscreen = s?.pauseOnFullscreen ?? true && toplevels?.hasFullscreen(on: h.output.proxy) == true
+        let battery = s?.pauseOnBattery ?? false && onBattery
+        let before = h.player.pauseReasons
+        apply(h, fullscreen ? .pause(.fullscreen) : .resume(.fullscreen))
+        apply(h, battery ? .pause(.battery) : .resume(.battery))
+        // One line a user wants to see when a rule pauses or resumes an output.
+        let after = h.player.pauseReasons
+        for r in [PauseReason.fullscreen, .battery] where before.contains(r) != after.contains(r) {
+            log.notice("\(h.name): " + (after.contains(r) ? "paused (\(r.rawValue))" : "resumed (\(r.rawValue) rule)"))
+        }
+    }
+}

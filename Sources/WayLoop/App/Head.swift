@@ -1,0 +1,43 @@
+// One output and everything WayLoop keeps for it (after SCTK's per-output objects and foot's
+// monitor): the wl_output, the layer surface and its sink, what its entries ask for, what it
+// draws, its fallback colour and its state machine. Removing an output is removing its head.
+// Main thread only.
+import WayLoopCore
+
+final class Head {
+    let output: Output
+    var id: UInt32 { output.globalName }
+    var name: String { output.displayName }
+    /// The layer surface and the sink that draws on it: both or neither.
+    private(set) var surface: LayerSurface?
+    private(set) var sink: Sink?
+    /// What the entries ask for (nil: no entry names a video for this output).
+    var target: OutputSettings?
+    /// What it draws: settings whose video is ready. Lags `target` while a new video opens (the
+    /// old one keeps playing), and keeps the old one if the new one fails.
+    var drawn: OutputSettings?
+    /// The fallback colour shown (its video failed and nothing else plays here).
+    var solid: RGB?
+    /// idle, loading, playing, paused(reason), failed.
+    var player = PlayerStateMachine()
+    /// Drawing is paused (user, fullscreen, battery); `hidden` stops by itself (no callbacks).
+    var drawPaused: Bool { player.pauseReasons.contains { $0 != .hidden } }
+    /// Can take a new frame now: configured, presented, not paused.
+    var canTakeFrame: Bool { surface?.canTakeFrame == true && !drawPaused }
+
+    init(output: Output) { self.output = output }
+
+    /// Children first: the sink (EGL surface and window, or buffers) before the wl_surface.
+    deinit { dropSurface() }
+
+    func attach(_ surface: LayerSurface, sink: Sink) {
+        dropSurface()
+        self.sink = sink
+        self.surface = surface
+    }
+
+    func dropSurface() {
+        sink = nil
+        surface = nil
+    }
+}

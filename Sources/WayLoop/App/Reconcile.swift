@@ -1,0 +1,124 @@
+// Bringing every output towards what its entries ask for: which videos run, what each output
+// draws, when its surface is made. Runs after dispatch (listeners only set needsReconcile).
+// Main thread only.
+import WayLoopCore
+
+extension App {
+    /// The videos outputs show or are about to show: their drawn and target videos, and the
+    /// fallback video of a target that failed.
+    var neededVideos: Set<String> {
+        var needed = Set(heads.values.compactMap(\.drawn?.video))
+        for h in heads.values {
+            guard let t = h.target else { continue }
+            if failedVideos[t.video] == nil { needed.insert(t.video) } else if case .video(let f)? = t.fallback { needed.insert(f) }
+        }
+        return needed
+    }
+
+    /// Starts a decoder for every file an output shows or will show, and stops (set, wake,
+    /// join) the decoder of a file that none needs any more (once it has been checked).
+    func syncVideos() {
+        let needed = neededVideos
+        for path in needed where videos[path] == nil && failedVideos[path] == nil {
+            if !startVideo(path) { exitStatus = .failure }
+        }
+        for (path, v) in videos where !needed.contains(path) && (v.info != nil || started) {
+            log.debug("'\(path)': no output shows it: decoder stopped")
+            stopVideo(v)
+        }
+    }
+
+    /// Brings every output's drawn settings towards its target: switch to a video once it is
+    /// ready (the old one plays until then, so no black frame), keep the old one if the new one
+    /// failed, else show the fallback; updates the state machines. Starts and stops decoders.
+    func reconcile() {
+        needsReconcile = false
+        guard rendererKind != nil else { return }
+        syncVideos()
+        for h in heads.values where h.output.isDone {
+            guard let target = h.target else {
+                if h.drawn != nil || h.solid != nil || h.surface != nil {
+                    h.dropSurface()
+                    h.drawn = nil
+                    h.solid = nil
+                }
+                apply(h, .unload)
+                continue
+            }
+            var want: OutputSettings? = target
+            if let e = failedVideos[target.video] {
+                want = nil
+                if case .video(let f)? = target.fallback, failedVideos[f] == nil {
+                    want = target
+                    want!.video = f
+                }
+                // A switch that failed keeps the old video: only a bare output fails.
+                if let active = h.drawn, failedVideos[active.video] == nil, active.video != want?.video {
+                    continue
+                }
+                apply(h, .fail(e.failureKind, "\(e)"))
+            }
+            let previous = h.drawn
+            if let want {
+                if previous?.video == want.video {
+                    if previous != want {
+                        h.drawn = want
+                        h.surface?.invalidate()
+                        updatePause(h)
+                    }
+                } else if videos[want.video]?.isReady == true {
+                    h.drawn = want
+                    h.solid = nil
+                    if previous != nil { log.notice("\(h.name): switched to '\(want.video)'") }
+                    h.surface?.invalidate()
+                    updatePause(h)
+                    publishVideoChange(h)
+                } else if previous == nil && h.solid == nil && failedVideos[target.video] == nil {
+                    apply(h, .load)
+                }
+            } else if case .failed = h.player.state {
+                let colour: RGB? = { if case .color(let c)? = target.fallback { return c }; return nil }()
+                if previous != nil { h.drawn = nil }
+                if let colour {
+                    if h.solid != colour {
+                        h.solid = colour
+                        h.surface?.invalidate()
+                    }
+                } else {
+                    h.dropSurface()
+                    h.solid = nil
+                }
+            }
+            if h.drawn != nil, failedVideos[target.video] == nil { markPlaying(h) }
+            ensureSurface(h)
+        }
+        syncVideos()
+        resolvePending()
+    }
+
+    /// Creates the output's surface and sink once it has something to show: a ready video or a colour.
+    private func ensureSurface(_ h: Head) {
+        guard h.surface == nil, let registry, let compositor = registry.compositor, let shell = registry.layerShell else { return }
+        let what: String
+        if let s = h.drawn, videos[s.video]?.isReady == true {
+            what = "showing '\(s.video)' (\(s.mode.rawValue))"
+        } else if let c = h.solid {
+            what = "showing the fallback colour \(c)"
+        } else {
+            return
+        }
+        let sink: Sink
+        if let gl { sink = GLSink(device: gl) } else if let shm { sink = ShmSink(device: shm) } else { return }
+        let o = h.output
+        guard let s = LayerSurface(outputID: h.id, compositor: compositor, layerShell: shell, output: o.proxy,
+                                   scale: o.info.scale, viewporter: registry.viewporter,
+                                   fractionalScale: registry.fractionalScale) else {
+            log.error("\(h.name): cannot create a layer surface")
+            return
+        }
+        s.delegate = self
+        h.attach(s, sink: sink)
+        updatePause(h)
+        log.notice("\(h.name) (\(o.info.modeSize), scale \(o.info.scale)): \(what)")
+    }
+}

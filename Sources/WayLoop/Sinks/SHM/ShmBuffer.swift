@@ -1,0 +1,88 @@
+// One wl_shm buffer: memfd memory (sealed against resizing, since the compositor maps it),
+// mapped here and wrapped in a wl_buffer. `busy` from attach until wl_buffer.release: the shm
+// sink never writes into a buffer the compositor may still read. Main thread only.
+import CSystem
+import CWayland
+import Glibc
+import WayLoopCore
+
+final class ShmBuffer {
+    let size: Size
+    let stride: Int
+    let bytes: Int
+    let data: UnsafeMutableRawPointer
+    let buffer: OpaquePointer
+    /// Attached and committed, not yet released by the compositor.
+    private(set) var busy = false
+    /// What the buffer holds outside the picture: the bars painted (picture rectangle and
+    /// colour), so that fit and center paint them once per buffer, not per frame.
+    var bars: (rect: PixelRect, colour: RGB)?
+    /// Called on every release (the sink waiting for a free buffer draws again).
+    var onRelease: (() -> Void)?
+
+    /// `format`: a wl_shm format code (XRGB8888 or ARGB8888: 4 bytes per pixel).
+    init(shm: OpaquePointer, size: Size, format: UInt32) throws(SinkError) {
+        self.size = size
+        // Rows on 64-byte boundaries: libswscale's SIMD writes aligned rows fastest.
+        stride = (size.width * 4 + 63) & ~63
+        let (b, overflow) = stride.multipliedReportingOverflow(by: size.height)
+        guard !overflow, b > 0, b <= Int(Int32.max) else { throw SinkError("a \(size) shm buffer is too large") }
+        bytes = b
+        let fd = csys_memfd("wayloop-shm")
+        guard fd >= 0 else { throw SinkError("memfd_create failed: \(Sys.errnoText())") }
+        defer { close(fd) }
+        guard ftruncate(fd, off_t(bytes)) == 0 else { throw SinkError("cannot size a \(bytes >> 20) MiB shm buffer: \(Sys.errnoText())") }
+        _ = csys_seal_size(fd)
+        guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), p != MAP_FAILED else {
+            throw SinkError("cannot map a shm buffer: \(Sys.errnoText())")
+        }
+        guard let pool = wl_shm_create_pool(shm, fd, Int32(bytes)) else {
+            munmap(p, bytes)
+            throw SinkError("wl_shm.create_pool failed")
+        }
+        defer { wl_shm_pool_destroy(pool) }
+        guard let buf = wl_shm_pool_create_buffer(pool, 0, Int32(size.width), Int32(size.height), Int32(stride), format) else {
+            munmap(p, bytes)
+            throw SinkError("wl_shm_pool.create_buffer failed")
+        }
+        data = p
+        buffer = buf
+        wl_buffer_add_listener(buf, bufferListener, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The proxy first (no release can arrive for a freed object), then the memory: the
+    /// compositor has its own mapping of the pool, so what it shows stays valid.
+    deinit {
+        wl_buffer_destroy(buffer)
+        munmap(data, bytes)
+    }
+
+    /// Attaches to `surface` with whole-buffer damage (the caller commits).
+    func attach(to surface: OpaquePointer) {
+        wl_surface_attach(surface, buffer, 0, 0)
+        wl_surface_damage_buffer(surface, 0, 0, Int32(size.width), Int32(size.height))
+        busy = true
+    }
+
+    /// Fills the whole buffer with one opaque colour (little-endian XRGB/ARGB: B, G, R, A).
+    func fill(_ c: RGB) {
+        let pixel = UInt32(0xff00_0000) | UInt32(c.red) << 16 | UInt32(c.green) << 8 | UInt32(c.blue)
+        let p = data.bindMemory(to: UInt32.self, capacity: bytes / 4)
+        p.update(repeating: pixel, count: bytes / 4)
+    }
+
+    fileprivate func released() {
+        busy = false
+        onRelease?()
+    }
+
+    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> ShmBuffer {
+        Unmanaged<ShmBuffer>.fromOpaque(data!).takeUnretainedValue()
+    }
+}
+
+nonisolated(unsafe) private let bufferListener: UnsafeMutablePointer<wl_buffer_listener> = {
+    let p = UnsafeMutablePointer<wl_buffer_listener>.allocate(capacity: 1)
+    p.initialize(to: wl_buffer_listener(release: { data, _ in ShmBuffer.from(data).released() }))
+    return p
+}()

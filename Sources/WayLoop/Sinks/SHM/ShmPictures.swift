@@ -1,0 +1,212 @@
+// The shm renderer's pictures: each video frame converted by libswscale straight into a mapped
+// wl_shm buffer (crop by plane offsets, scale, Y'CbCr → RGB with the frame's matrix and range,
+// dim folded into the conversion's contrast: no extra pass). Outputs of the same buffer size
+// and settings showing the same video share one converted buffer per frame (a wl_buffer may
+// be attached to several surfaces; it is released when the last one lets go). Main thread only.
+import CFFmpeg
+import CWayland
+import Glibc
+import WayLoopCore
+
+/// What the shm sinks share: wl_shm and the buffer format.
+final class ShmDevice {
+    let shm: OpaquePointer
+    /// The wl_shm format (XRGB8888 by default) and libswscale's name for the same bytes.
+    let format: UInt32
+    let pixelFormat: AVPixelFormat
+    /// Pictures larger than this on a side are scaled down by the decoder (libswscale itself
+    /// takes any size; this only bounds absurd streams).
+    static let maxPictureSize = 16384
+    /// Bumped by every wl_buffer.release: a sink that found no free buffer draws again after one.
+    private(set) var releases: UInt64 = 0
+
+    init(shm: OpaquePointer) {
+        self.shm = shm
+        // XRGB8888 (opaque: pixman composites it as a plain copy) unless WAYLOOP_SHM_FORMAT=argb
+        // (for measuring the two against each other; both are mandatory wl_shm formats).
+        if Sys.env("WAYLOOP_SHM_FORMAT") == "argb" {
+            format = WL_SHM_FORMAT_ARGB8888.rawValue
+            pixelFormat = AV_PIX_FMT_BGRA
+        } else {
+            format = WL_SHM_FORMAT_XRGB8888.rawValue
+            pixelFormat = AV_PIX_FMT_BGR0
+        }
+    }
+
+    func makeBuffer(_ size: Size) throws(SinkError) -> ShmBuffer {
+        let b = try ShmBuffer(shm: shm, size: size, format: format)
+        b.onRelease = { [unowned self] in self.releases &+= 1 }
+        return b
+    }
+}
+
+/// One video's converted pictures, per buffer size and settings. Owned by the Video.
+final class ShmPictures {
+    struct Key: Equatable {
+        /// The buffer's size, in the video's stored orientation.
+        var size: Size
+        var mode: ScaleMode
+        var color: RGB
+        var dim: Double
+    }
+
+    private final class Entry {
+        let key: Key
+        var ring: [ShmBuffer] = []
+        /// `current` holds this frame serial (0: nothing yet).
+        var serial: UInt64 = 0
+        var current: ShmBuffer?
+        let converter = ShmConverter()
+        var lastUsed: Nanos
+        init(key: Key, now: Nanos) {
+            self.key = key
+            lastUsed = now
+        }
+    }
+
+    /// Buffers per entry: one the compositor shows, one released late, one to write.
+    static let ringLimit = 3
+    private var entries: [Entry] = []
+
+    /// The buffer holding frame `serial` converted for `key`, converting it now if no output
+    /// has yet. Nil when every buffer is still the compositor's (draw after a release).
+    func buffer(for key: Key, serial: UInt64, frame: UnsafeMutablePointer<AVFrame>, device: ShmDevice,
+                now: Nanos) throws(SinkError) -> ShmBuffer? {
+        let entry: Entry
+        if let e = entries.first(where: { $0.key == key }) { entry = e } else {
+            entry = Entry(key: key, now: now)
+            entries.append(entry)
+        }
+        entry.lastUsed = now
+        if entry.serial == serial, let c = entry.current { return c }
+        guard let target = try freeBuffer(entry, device: device) else { return nil }
+        try entry.converter.convert(frame, into: target, key: key, pixelFormat: device.pixelFormat)
+        entry.current = target
+        entry.serial = serial
+        return target
+    }
+
+    private func freeBuffer(_ e: Entry, device: ShmDevice) throws(SinkError) -> ShmBuffer? {
+        if let b = e.ring.first(where: { !$0.busy && $0 !== e.current }) { return b }
+        if e.ring.count < Self.ringLimit {
+            let b = try device.makeBuffer(e.key.size)
+            e.ring.append(b)
+            return b
+        }
+        // The current picture is stale (a new frame is wanted) and free: write over it.
+        if let c = e.current, !c.busy { return c }
+        return nil
+    }
+
+    /// Frees what no output has asked for since `before`: spare buffers first; a whole entry
+    /// once the compositor has released its picture too (nobody shows it).
+    func trim(before: Nanos) {
+        for e in entries where e.lastUsed < before {
+            e.ring.removeAll { $0 !== e.current && !$0.busy }
+        }
+        entries.removeAll { e in e.lastUsed < before && !(e.current?.busy ?? false) }
+    }
+
+    var bytes: Int { entries.reduce(0) { $0 + $1.ring.reduce(0) { $0 + $1.bytes } } }
+}
+
+/// libswscale from a decoded frame into a buffer, per ShmLayout. One per entry (its context
+/// is cached for the frame size, format and layout).
+final class ShmConverter {
+    private var context: OpaquePointer?
+    /// What the context's colour details were set from (matrix, range, dim), and for which context.
+    private var colourApplied: (FrameColour, Double, OpaquePointer)?
+
+    deinit { sws_freeContext(context) }
+
+    func convert(_ frame: UnsafeMutablePointer<AVFrame>, into buffer: ShmBuffer, key: ShmPictures.Key,
+                 pixelFormat: AVPixelFormat) throws(SinkError) {
+        guard let planes = PlaneLayout(frame: frame) else {
+            throw SinkError("pixel format \(frame.pointee.format) reached the shm sink unconverted")
+        }
+        let f = frame.pointee
+        let layout = ShmLayout.compute(video: Size(width: Int(f.width), height: Int(f.height)), buffer: buffer.size,
+                                       mode: key.mode, chromaShiftX: Int(planes.chromaShiftX), chromaShiftY: Int(planes.chromaShiftY))
+        let src = layout.source, dst = layout.destination
+        guard !src.isEmpty, !dst.isEmpty else { return }
+        if layout.hasBorders {
+            if buffer.bars.map({ $0.rect != dst || $0.colour != key.color }) ?? true {
+                buffer.fill(key.color)
+                buffer.bars = (dst, key.color)
+            }
+        } else {
+            buffer.bars = nil
+        }
+        context = sws_getCachedContext(context, Int32(src.width), Int32(src.height), AVPixelFormat(rawValue: f.format),
+                                       Int32(dst.width), Int32(dst.height), pixelFormat, avx_sws_bilinear(), nil, nil, nil)
+        guard let context else { throw SinkError("libswscale cannot convert \(src.width)x\(src.height) to \(dst.width)x\(dst.height)") }
+        let colour = FrameColour(frame: frame, layout: planes)
+        if colourApplied.map({ $0.0 != colour || $0.1 != key.dim || $0.2 != context }) ?? true {
+            applyColour(colour, dim: key.dim, to: context)
+            colourApplied = (colour, key.dim, context)
+        }
+        // Source planes moved to the crop's origin (aligned to the chroma grid by ShmLayout).
+        var srcData: [UnsafePointer<UInt8>?] = [nil, nil, nil, nil]
+        var srcStride: [Int32] = [0, 0, 0, 0]
+        withUnsafePointer(to: f.data) { dp in
+            withUnsafePointer(to: f.linesize) { lp in
+                dp.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { data in
+                    lp.withMemoryRebound(to: Int32.self, capacity: 8) { lines in
+                        let count = planes.semiPlanar ? 2 : 3
+                        for p in 0..<count {
+                            guard let base = data[p] else { continue }
+                            let chroma = p > 0
+                            let x = chroma ? src.x >> Int(planes.chromaShiftX) : src.x
+                            let y = chroma ? src.y >> Int(planes.chromaShiftY) : src.y
+                            let bytesPerSample = chroma && planes.semiPlanar ? 2 : 1
+                            srcData[p] = UnsafePointer(base + y * Int(lines[p]) + x * bytesPerSample)
+                            srcStride[p] = lines[p]
+                        }
+                    }
+                }
+            }
+        }
+        var dstData: [UnsafeMutablePointer<UInt8>?] = [
+            (buffer.data + dst.y * buffer.stride + dst.x * 4).assumingMemoryBound(to: UInt8.self), nil, nil, nil,
+        ]
+        var dstStride: [Int32] = [Int32(buffer.stride), 0, 0, 0]
+        let rc = sws_scale(context, &srcData, &srcStride, 0, Int32(src.height), &dstData, &dstStride)
+        guard rc > 0 else { throw SinkError("libswscale failed to convert a frame (\(AVError.text(rc)))") }
+        if layout.tiled { replicateTile(dst, in: buffer) }
+    }
+
+    /// Y'CbCr → RGB with the frame's matrix and range; dim k as contrast 1 − k (libswscale
+    /// scales the luma gain by contrast and the chroma gains by contrast × saturation, about
+    /// black: rgb · (1 − k), what the GL path's shader computes).
+    private func applyColour(_ c: FrameColour, dim: Double, to context: OpaquePointer) {
+        let space: Int32
+        switch c.matrix {
+        case .bt601: space = SWS_CS_ITU601
+        case .bt709: space = SWS_CS_ITU709
+        case .bt2020: space = SWS_CS_BT2020
+        }
+        let contrast = Int32(((1 - dim) * 65536).rounded())
+        _ = sws_setColorspaceDetails(context, sws_getCoefficients(space), c.range == .full ? 1 : 0,
+                                     sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, contrast, 1 << 16)
+    }
+
+    /// Tile: the first tile (top-left) copied across its rows, then those rows down the buffer.
+    private func replicateTile(_ tile: PixelRect, in buffer: ShmBuffer) {
+        let rowBytes = tile.width * 4, full = buffer.size.width * 4
+        for y in 0..<tile.height {
+            let row = buffer.data + y * buffer.stride
+            var filled = rowBytes
+            while filled < full {
+                let n = min(filled, full - filled)
+                memcpy(row + filled, row, n)
+                filled += n
+            }
+        }
+        var y = tile.height
+        while y < buffer.size.height {
+            let n = min(tile.height, buffer.size.height - y)
+            for r in 0..<n { memcpy(buffer.data + (y + r) * buffer.stride, buffer.data + r * buffer.stride, full) }
+            y += n
+        }
+    }
+}

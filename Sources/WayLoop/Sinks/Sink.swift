@@ -1,0 +1,26 @@
+// A sink puts pictures on one output's layer surface: the GLES sink (EGL window, shader) or
+// the shm sink (libswscale into wl_shm buffers). The app decides when to draw (the schedule);
+// a sink decides only how. Main thread only.
+import CFFmpeg
+import WayLoopCore
+
+/// A failure to draw or to make buffers, with what failed (one line).
+struct SinkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+protocol Sink: AnyObject {
+    var kind: RendererKind { get }
+    /// Makes (or resizes) what the surface's buffer size needs, after a configure.
+    func resize(_ surface: LayerSurface) throws(SinkError)
+    /// False while drawing would have to wait (shm: every buffer is still the compositor's).
+    var canDraw: Bool { get }
+    /// Fills the whole surface with one colour and commits.
+    func present(colour: RGB, on surface: LayerSurface) throws(SinkError)
+    /// Draws `frame` of `video` with `settings` and commits; requests the frame callback and
+    /// calls `beforeCommit` just before the commit. `shared`: other outputs of this size show
+    /// the same video (a sink may convert once for all of them).
+    func present(_ video: Video, frame: UnsafeMutablePointer<AVFrame>, settings: OutputSettings, on surface: LayerSurface,
+                 shared: Bool, beforeCommit: () -> Void) throws(SinkError)
+}
