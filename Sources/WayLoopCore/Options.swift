@@ -163,6 +163,8 @@ public struct Options: Equatable, Sendable {
     public var releaseAfter: Double = 60
     /// `--renderer`; nil: the config file's `renderer =`, else auto.
     public var renderer: RendererRequest?
+    /// The process-wide options the command line named (a hand-over checks that it can apply them).
+    public var given: Set<String> = []
     public init() {}
 
     /// The renderer asked for: the command line's, else the config file's, else auto.
@@ -217,6 +219,37 @@ public struct Options: Equatable, Sendable {
         var seen: [String] = []
         for case let v? in entries.map(\.video) where !seen.contains(v) { seen.append(v) }
         return seen
+    }
+}
+
+extension Options {
+    /// Options that apply to the whole process, by flag (their canonical names).
+    static let processWide: [String: String] = [
+        "--queue-frames": "--queue-frames", "--cache-mb": "--cache-mb", "--trace-frames": "--trace-frames",
+        "--renderer": "--renderer", "--release-after": "--release-after", "--log-level": "--log-level",
+        "-v": "--log-level", "--verbose": "--log-level",
+    ]
+
+    /// What a hand-over (a second `wayloop ARGS` on the same display) cannot apply to the running
+    /// instance: each process-wide option `incoming` names with another value than `running`
+    /// has, as "--cache-mb (128, asked 0)". Empty: everything applies.
+    public static func unappliable(running: Options, incoming: Options) -> [String] {
+        func show(_ v: Any?) -> String { v.map { "\($0)" } ?? "none" }
+        var out: [String] = []
+        for name in incoming.given.sorted() {
+            let (have, want): (String, String)
+            switch name {
+            case "--queue-frames": (have, want) = (show(running.queueFrames), show(incoming.queueFrames))
+            case "--cache-mb": (have, want) = (show(running.cacheMB), show(incoming.cacheMB))
+            case "--trace-frames": (have, want) = (show(running.traceFile), show(incoming.traceFile))
+            case "--renderer": (have, want) = (show(running.renderer?.rawValue ?? "auto"), show(incoming.renderer?.rawValue))
+            case "--release-after": (have, want) = (show(running.releaseAfter), show(incoming.releaseAfter))
+            case "--log-level": (have, want) = (show(running.logLevel.name), show(incoming.logLevel.name))
+            default: continue
+            }
+            if have != want { out.append("\(name) (\(have), asked \(want))") }
+        }
+        return out
     }
 }
 
@@ -287,6 +320,7 @@ public enum OptionParser {
 
         while i < args.count {
             let arg = args[i]
+            if let canonical = Options.processWide[arg] { options.given.insert(canonical) }
             switch arg {
             case "-h", "--help": return .help
             case "-V", "--version": return .version

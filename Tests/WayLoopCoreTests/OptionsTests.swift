@@ -179,3 +179,30 @@ final class OptionsTests: XCTestCase {
 struct NotARunCommand: Error {
     let args: [String]
 }
+
+final class HandOverTests: XCTestCase {
+    private func run(_ args: [String]) throws -> Options {
+        guard case .run(let o) = try OptionParser.parse(args) else { throw UsageError.noVideo }
+        return o
+    }
+
+    /// A second start names process-wide options: those with another value cannot be applied.
+    func testUnappliable() throws {
+        let running = try run(["--cache-mb", "64", "--renderer", "shm", "a.mp4"])
+        let cases: [([String], [String])] = [
+            (["b.mp4"], []),
+            (["--cache-mb", "64", "b.mp4"], []),
+            (["--cache-mb", "0", "b.mp4"], ["--cache-mb (64, asked 0)"]),
+            (["--release-after", "5", "--cache-mb", "0", "x.mp4"], ["--cache-mb (64, asked 0)", "--release-after (60.0, asked 5.0)"]),
+            (["--renderer", "gl", "b.mp4"], ["--renderer (shm, asked gl)"]),
+            (["--renderer", "shm", "b.mp4"], []),
+            (["-v", "b.mp4"], ["--log-level (notice, asked debug)"]),
+            (["--queue-frames", "4", "--trace-frames", "/t", "b.mp4"], ["--queue-frames (8, asked 4)", "--trace-frames (none, asked /t)"]),
+            (["-m", "fit", "--dim", "0.3", "b.mp4"], []),
+        ]
+        for (args, want) in cases {
+            XCTAssertEqual(Options.unappliable(running: running, incoming: try run(args)), want, "\(args)")
+        }
+        XCTAssertEqual(Options.unappliable(running: try run(["a.mp4"]), incoming: try run(["--renderer", "auto", "a.mp4"])), [])
+    }
+}

@@ -39,6 +39,8 @@ final class App {
     var started = false
     /// Listeners record; the loop reconciles after dispatch (never inside a listener).
     var needsReconcile = false
+    /// The renderer choice, logged once when the first surface is made.
+    var rendererLine: String?
     var toplevels: Toplevels?
     /// The last power-supply reading (only while an output pauses on battery), and when to look again.
     var onBattery = false
@@ -272,7 +274,8 @@ final class App {
             }
         }
         guard let decision else { return .failure }
-        log.notice(decision.line)
+        // Said with the first surface: a start that fails on its video prints only its error.
+        rendererLine = decision.line
         if let gl {
             for v in videos.values { v.maxTextureSize = gl.renderer.maxTextureSize }
             return nil

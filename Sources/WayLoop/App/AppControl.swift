@@ -297,6 +297,15 @@ extension App: ControlServerDelegate {
             control?.reply(to: client, ControlError.usage("usage: \(error) (see wayloop --help)").reply)
             return
         }
+        // What only a new process can change is refused by name, never dropped in silence.
+        let refused = Options.unappliable(running: options, incoming: parsed)
+        if !refused.isEmpty {
+            let e = ControlError.usage("the running wayloop cannot change \(refused.joined(separator: ", ")); "
+                + "start with --replace to restart it with them")
+            log.notice("hand-over refused: \(e)")
+            control?.reply(to: client, e.reply)
+            return
+        }
         let home = Sys.env("HOME")
         let previous = commandLine
         commandLine.entries = parsed.entries.map { $0.resolvingPaths(in: cwd, home: home) }

@@ -118,6 +118,10 @@ extension App {
         }
         s.delegate = self
         h.attach(s, sink: sink)
+        if let line = rendererLine {
+            log.notice(line)
+            rendererLine = nil
+        }
         updatePause(h)
         log.notice("\(h.name) (\(o.info.modeSize), scale \(o.info.scale)): \(what)")
     }
