@@ -43,6 +43,8 @@ static inline int avx_thread_slice(void) { return FF_THREAD_SLICE; }
 static inline int avx_seek_backward(void) { return AVSEEK_FLAG_BACKWARD; }
 // SWS_BILINEAR is a macro.
 static inline int avx_sws_bilinear(void) { return SWS_BILINEAR; }
+// SWS_FULL_CHR_H_INT is a macro.
+static inline int avx_sws_full_chroma(void) { return SWS_FULL_CHR_H_INT; }
 // The log-level constants are macros.
 static inline int avx_log_quiet(void) { return AV_LOG_QUIET; }
 static inline int avx_log_error(void) { return AV_LOG_ERROR; }

@@ -1,6 +1,7 @@
 // Where the shm renderer's libswscale conversion reads and writes (issue 11): the Placement's
 // normalised rectangles turned into whole pixels. Fill crops by moving the plane pointers (the
-// crop's origin aligned to the chroma subsampling); fit and center write into a sub-rectangle
+// luma crop is exact; subsampled chroma planes start at the sample at or before it, at most
+// half a chroma sample off, as GL's bilinear chroma is); fit and center write into a sub-rectangle
 // of the buffer, whose bars are painted once; tile converts one tile and copies it. Pure.
 
 public struct PixelRect: Equatable, Sendable, CustomStringConvertible {
@@ -33,10 +34,8 @@ public struct ShmLayout: Equatable, Sendable {
     }
 
     /// `video` is the coded size in the buffer's orientation (the compositor turns the buffer by
-    /// wl_surface.set_buffer_transform), `buffer` the buffer's size, `chromaShift` the
-    /// subsampling (1,1 for 4:2:0): crop origins are multiples of 2^shift.
-    public static func compute(video: Size, buffer: Size, mode: ScaleMode, chromaShiftX: Int = 1,
-                               chromaShiftY: Int = 1) -> ShmLayout {
+    /// wl_surface.set_buffer_transform) and `buffer` the buffer's size.
+    public static func compute(video: Size, buffer: Size, mode: ScaleMode) -> ShmLayout {
         guard !video.isEmpty, !buffer.isEmpty else {
             return ShmLayout(source: PixelRect(x: 0, y: 0, width: 0, height: 0),
                              destination: PixelRect(x: 0, y: 0, width: 0, height: 0), hasBorders: true, tiled: false)
@@ -48,15 +47,13 @@ public struct ShmLayout: Equatable, Sendable {
                              destination: PixelRect(x: 0, y: 0, width: w, height: h), hasBorders: false, tiled: true)
         }
         let p = Placement.compute(video: video, output: buffer, mode: mode)
-        func axis(_ start: Double, _ length: Double, of total: Int, shift: Int) -> (Int, Int) {
-            let align = 1 << shift
-            var s = Int((start * Double(total)).rounded())
-            s -= s % align
+        func axis(_ start: Double, _ length: Double, of total: Int) -> (Int, Int) {
+            let s = min(total - 1, max(0, Int((start * Double(total)).rounded())))
             let l = max(1, min(total - s, Int((length * Double(total)).rounded())))
             return (s, l)
         }
-        let (sx, sw) = axis(p.source.x, p.source.width, of: video.width, shift: chromaShiftX)
-        let (sy, sh) = axis(p.source.y, p.source.height, of: video.height, shift: chromaShiftY)
+        let (sx, sw) = axis(p.source.x, p.source.width, of: video.width)
+        let (sy, sh) = axis(p.source.y, p.source.height, of: video.height)
         // Destination edges rounded (not origin + rounded size), so that bars are symmetric.
         let dx = Int(p.destination.x.rounded()), dy = Int(p.destination.y.rounded())
         let dx2 = min(buffer.width, Int((p.destination.x + p.destination.width).rounded()))

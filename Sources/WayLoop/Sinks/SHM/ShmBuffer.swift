@@ -1,5 +1,8 @@
 // One wl_shm buffer: memfd memory (sealed against resizing, since the compositor maps it),
-// mapped here and wrapped in a wl_buffer. `busy` from attach until wl_buffer.release: the shm
+// mapped here and wrapped in a wl_buffer. The pool has one spare row above the picture and at
+// least one spare pixel at the end of every row, outside what the compositor reads: a crop
+// that starts between two chroma samples converts from the sample before it and spills one
+// pixel there (see ShmConverter). `busy` from attach until wl_buffer.release: the shm
 // sink never writes into a buffer the compositor may still read. Main thread only.
 import CSystem
 import CWayland
@@ -10,7 +13,9 @@ final class ShmBuffer {
     let size: Size
     let stride: Int
     let bytes: Int
+    /// The picture's first pixel (a spare row and a spare pixel into the mapping).
     let data: UnsafeMutableRawPointer
+    private let mapping: UnsafeMutableRawPointer
     let buffer: OpaquePointer
     /// Attached and committed, not yet released by the compositor.
     private(set) var busy = false
@@ -23,10 +28,12 @@ final class ShmBuffer {
     /// `format`: a wl_shm format code (XRGB8888 or ARGB8888: 4 bytes per pixel).
     init(shm: OpaquePointer, size: Size, format: UInt32) throws(SinkError) {
         self.size = size
-        // Rows on 64-byte boundaries: libswscale's SIMD writes aligned rows fastest.
-        stride = (size.width * 4 + 63) & ~63
-        let (b, overflow) = stride.multipliedReportingOverflow(by: size.height)
-        guard !overflow, b > 0, b <= Int(Int32.max) else { throw SinkError("a \(size) shm buffer is too large") }
+        // Rows on 64-byte boundaries (libswscale's SIMD writes aligned rows fastest), with at
+        // least one spare pixel each.
+        stride = (size.width * 4 + 4 + 63) & ~63
+        let (rows, overflow) = stride.multipliedReportingOverflow(by: size.height + 1)
+        let b = rows + 4
+        guard !overflow, rows > 0, b <= Int(Int32.max) else { throw SinkError("a \(size) shm buffer is too large") }
         bytes = b
         let fd = csys_memfd("wayloop-shm")
         guard fd >= 0 else { throw SinkError("memfd_create failed: \(Sys.errnoText())") }
@@ -41,11 +48,12 @@ final class ShmBuffer {
             throw SinkError("wl_shm.create_pool failed")
         }
         defer { wl_shm_pool_destroy(pool) }
-        guard let buf = wl_shm_pool_create_buffer(pool, 0, Int32(size.width), Int32(size.height), Int32(stride), format) else {
+        guard let buf = wl_shm_pool_create_buffer(pool, Int32(Self.lead(stride)), Int32(size.width), Int32(size.height), Int32(stride), format) else {
             munmap(p, bytes)
             throw SinkError("wl_shm_pool.create_buffer failed")
         }
-        data = p
+        mapping = p
+        data = p + Self.lead(stride)
         buffer = buf
         wl_buffer_add_listener(buf, bufferListener, Unmanaged.passUnretained(self).toOpaque())
     }
@@ -54,7 +62,7 @@ final class ShmBuffer {
     /// compositor has its own mapping of the pool, so what it shows stays valid.
     deinit {
         wl_buffer_destroy(buffer)
-        munmap(data, bytes)
+        munmap(mapping, bytes)
     }
 
     /// Attaches to `surface` with whole-buffer damage (the caller commits).
@@ -67,9 +75,13 @@ final class ShmBuffer {
     /// Fills the whole buffer with one opaque colour (little-endian XRGB/ARGB: B, G, R, A).
     func fill(_ c: RGB) {
         let pixel = UInt32(0xff00_0000) | UInt32(c.red) << 16 | UInt32(c.green) << 8 | UInt32(c.blue)
-        let p = data.bindMemory(to: UInt32.self, capacity: bytes / 4)
-        p.update(repeating: pixel, count: bytes / 4)
+        let n = (bytes - Self.lead(stride)) / 4
+        data.bindMemory(to: UInt32.self, capacity: n).update(repeating: pixel, count: n)
     }
+
+    /// Where the picture starts in the mapping: after a spare row and a spare pixel (so that
+    /// the pixel before the first row's first is inside the mapping too).
+    private static func lead(_ stride: Int) -> Int { stride + 4 }
 
     fileprivate func released() {
         busy = false

@@ -114,8 +114,12 @@ final class ShmPictures {
 /// is cached for the frame size, format and layout).
 final class ShmConverter {
     private var context: OpaquePointer?
-    /// What the context's colour details were set from (matrix, range, dim), and for which context.
-    private var colourApplied: (FrameColour, Double, OpaquePointer)?
+    /// What `context` converts: sizes and formats. Kept here, not left to sws_getCachedContext,
+    /// which compares against the formats it rewrote at init (yuvj420p → yuv420p, BGR0 →
+    /// BGRA) and so would build a new context for every frame, losing the colour details.
+    private var contextKey: [Int32] = []
+    /// What the context's colour details were set from (matrix, range, dim).
+    private var colourApplied: (FrameColour, Double)?
 
     deinit { sws_freeContext(context) }
 
@@ -125,27 +129,48 @@ final class ShmConverter {
             throw SinkError("pixel format \(frame.pointee.format) reached the shm sink unconverted")
         }
         let f = frame.pointee
-        let layout = ShmLayout.compute(video: Size(width: Int(f.width), height: Int(f.height)), buffer: buffer.size,
-                                       mode: key.mode, chromaShiftX: Int(planes.chromaShiftX), chromaShiftY: Int(planes.chromaShiftY))
-        let src = layout.source, dst = layout.destination
-        guard !src.isEmpty, !dst.isEmpty else { return }
+        let layout = ShmLayout.compute(video: Size(width: Int(f.width), height: Int(f.height)), buffer: buffer.size, mode: key.mode)
+        guard !layout.source.isEmpty, !layout.destination.isEmpty else { return }
+        // A crop that starts between two chroma samples (an odd luma column or row of 4:2:0)
+        // converts from the sample before it, one pixel more, into one pixel before the
+        // destination: the buffer's spare row and row padding take that pixel (a crop starts at
+        // 0 in the destination on that axis), and the chroma lines up exactly, as in GL.
+        let ex = layout.source.x & ((1 << Int(planes.chromaShiftX)) - 1)
+        let ey = layout.source.y & ((1 << Int(planes.chromaShiftY)) - 1)
+        let src = PixelRect(x: layout.source.x - ex, y: layout.source.y - ey,
+                            width: layout.source.width + ex, height: layout.source.height + ey)
+        let dst = PixelRect(x: layout.destination.x - ex, y: layout.destination.y - ey,
+                            width: layout.destination.width + ex, height: layout.destination.height + ey)
+        guard dst.x >= -1, dst.y >= -1 else { throw SinkError("a crop spill outside the buffer (\(layout.destination))") }
         if layout.hasBorders {
-            if buffer.bars.map({ $0.rect != dst || $0.colour != key.color }) ?? true {
+            if buffer.bars.map({ $0.rect != layout.destination || $0.colour != key.color }) ?? true {
                 buffer.fill(key.color)
-                buffer.bars = (dst, key.color)
+                buffer.bars = (layout.destination, key.color)
             }
         } else {
             buffer.bars = nil
         }
-        context = sws_getCachedContext(context, Int32(src.width), Int32(src.height), AVPixelFormat(rawValue: f.format),
-                                       Int32(dst.width), Int32(dst.height), pixelFormat, avx_sws_bilinear(), nil, nil, nil)
+        // Scaling with a dim: full-chroma output. FFmpeg 5.1's C output path, which its x86
+        // vertical scaler uses for the last rows, mishandles a contrast below 1 (those rows come
+        // out far too dark: measured, 1080p -> 720p at --dim 0.25); the full-chroma path is right
+        // on every row. Unscaled conversions (the common case) are right either way.
+        let scaled = src.width != dst.width || src.height != dst.height
+        let flags = avx_sws_bilinear() | (scaled && key.dim > 0 ? avx_sws_full_chroma() : 0)
+        let wanted = [Int32(src.width), Int32(src.height), f.format, Int32(dst.width), Int32(dst.height), pixelFormat.rawValue, flags]
+        if wanted != contextKey || context == nil {
+            sws_freeContext(context)
+            context = sws_getContext(wanted[0], wanted[1], AVPixelFormat(rawValue: f.format), wanted[3], wanted[4], pixelFormat,
+                                     flags, nil, nil, nil)
+            contextKey = wanted
+            colourApplied = nil
+        }
         guard let context else { throw SinkError("libswscale cannot convert \(src.width)x\(src.height) to \(dst.width)x\(dst.height)") }
         let colour = FrameColour(frame: frame, layout: planes)
-        if colourApplied.map({ $0.0 != colour || $0.1 != key.dim || $0.2 != context }) ?? true {
+        if colourApplied.map({ $0.0 != colour || $0.1 != key.dim }) ?? true {
             applyColour(colour, dim: key.dim, to: context)
-            colourApplied = (colour, key.dim, context)
+            colourApplied = (colour, key.dim)
         }
-        // Source planes moved to the crop's origin (aligned to the chroma grid by ShmLayout).
+        // Source planes moved to the crop's origin (chroma: the sample at or before it).
         var srcData: [UnsafePointer<UInt8>?] = [nil, nil, nil, nil]
         var srcStride: [Int32] = [0, 0, 0, 0]
         withUnsafePointer(to: f.data) { dp in
@@ -172,7 +197,7 @@ final class ShmConverter {
         var dstStride: [Int32] = [Int32(buffer.stride), 0, 0, 0]
         let rc = sws_scale(context, &srcData, &srcStride, 0, Int32(src.height), &dstData, &dstStride)
         guard rc > 0 else { throw SinkError("libswscale failed to convert a frame (\(AVError.text(rc)))") }
-        if layout.tiled { replicateTile(dst, in: buffer) }
+        if layout.tiled { replicateTile(layout.destination, in: buffer) }
     }
 
     /// Y'CbCr → RGB with the frame's matrix and range; dim k as contrast 1 − k (libswscale
@@ -186,8 +211,9 @@ final class ShmConverter {
         case .bt2020: space = SWS_CS_BT2020
         }
         let contrast = Int32(((1 - dim) * 65536).rounded())
-        _ = sws_setColorspaceDetails(context, sws_getCoefficients(space), c.range == .full ? 1 : 0,
+        let rc = sws_setColorspaceDetails(context, sws_getCoefficients(space), c.range == .full ? 1 : 0,
                                      sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, contrast, 1 << 16)
+        if rc < 0 { Sys.writeStderr("wayloop: debug: shm: libswscale refused the colour details (\(c.matrix), \(c.range))") }
     }
 
     /// Tile: the first tile (top-left) copied across its rows, then those rows down the buffer.
