@@ -115,7 +115,7 @@ final class BadInputTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: trace)
         defer { try? FileManager.default.removeItem(atPath: trace) }
         let w = try Wayloop(["--trace-frames", trace, Repo.clip("corrupt-middle.mp4")], env: env)
-        XCTAssertTrue(w.waitFor("playing"), w.stderr)
+        XCTAssertTrue(w.waitForState(try Self.shared!.get().outputs[0], state: "playing"), "\(w.lastStatus); \(w.stderr)")
         // Let it loop twice so that a repeated error would be logged again.
         let looped = Wait.until(timeout: 15) { TraceFile.maxPass(trace) >= 2 }
         XCTAssertTrue(looped, "never reached the third pass: \(w.stderr)")

@@ -45,12 +45,15 @@ final class CtlTests: XCTestCase {
         return "\(e["XDG_RUNTIME_DIR"] ?? "")/wayloop-\(e["WAYLAND_DISPLAY"] ?? "").sock"
     }
 
-    /// Starts wayloop and waits until its first output shows something.
-    private func start(_ args: [String], trace: String? = nil, env extra: [String: String] = [:]) throws -> Wayloop {
+    /// Starts wayloop and waits until its first output is in `state` (playing, or failed for a
+    /// fallback) with a picture committed (ctl status: frames_shown > 0).
+    private func start(_ args: [String], trace: String? = nil, env extra: [String: String] = [:],
+                       state: String = "playing") throws -> Wayloop {
         var e = try env()
         for (k, v) in extra { e[k] = v }
         let w = try Wayloop(["-v"] + (trace.map { ["--trace-frames", $0] } ?? []) + args, env: e)
-        XCTAssertTrue(w.waitFor("showing"), "wayloop did not start: \(w.stderr)")
+        XCTAssertTrue(w.waitForState("HEADLESS-1", state: state, shown: true),
+                      "wayloop did not start (\(state) with a picture): \(w.lastStatus); \(w.stderr)")
         XCTAssertTrue(Wait.until(timeout: 10) { FileManager.default.fileExists(atPath: self.socketPath) })
         return w
     }
@@ -61,14 +64,7 @@ final class CtlTests: XCTestCase {
     }
 
     /// `ctl status --json`, decoded: one dictionary per output.
-    private func status() throws -> [[String: Any]] {
-        let r = try ctl(["status", "--json"])
-        guard r.status == 0, let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
-              let outs = obj["outputs"] as? [[String: Any]] else {
-            throw HarnessError("status failed (\(r.status)): \(r.stdout) \(r.stderr)")
-        }
-        return outs
-    }
+    private func status() throws -> [[String: Any]] { try Ctl.status(env: try env()) }
 
     private func state(_ key: String = "state") throws -> String? { try status().first?[key] as? String }
 
@@ -209,7 +205,8 @@ final class CtlTests: XCTestCase {
             _ = w.stop()
             XCTAssertTrue(Wait.until(timeout: 10) { !FileManager.default.fileExists(atPath: self.socketPath) })
         }
-        XCTAssertTrue(w.waitFor("showing"), w.stderr)
+        // Asked as the test user (root would be refused: that is the point of the test).
+        XCTAssertTrue(w.waitForState("HEADLESS-1", state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
         let r = try ctl(["status"])
         XCTAssertEqual(r.status, 1, r.stdout)
         XCTAssertTrue(r.stderr.contains("refused") && r.stderr.contains("uid 0"), r.stderr)
@@ -360,7 +357,7 @@ final class CtlTests: XCTestCase {
         let third = try Wayloop(["--replace", clip("grid.mp4")], env: try env())
         defer { XCTAssertEqual(third.stop(), 0) }
         XCTAssertEqual(first.waitExit(timeout: 10), 0, first.stderr)
-        XCTAssertTrue(third.waitFor("showing"), third.stderr)
+        XCTAssertTrue(third.waitForState("HEADLESS-1", state: "playing", shown: true), "\(third.lastStatus); \(third.stderr)")
         XCTAssertTrue(third.stderr.contains("replaced the wayloop"), third.stderr)
         XCTAssertEqual(try status().first?["video"] as? String, clip("grid.mp4"))
     }
@@ -386,7 +383,7 @@ final class CtlTests: XCTestCase {
 
     func testAFailedOutputShowsItsFallback() throws {
         let sway = try Self.shared!.get()
-        let w = try start(["-f", "ff0000", "/nonexistent/clip.mp4"])
+        let w = try start(["-f", "ff0000", "/nonexistent/clip.mp4"], state: "failed")
         defer { XCTAssertEqual(w.stop(), 0) }
         let s = try XCTUnwrap(try status().first)
         XCTAssertEqual(s["state"] as? String, "failed")
@@ -404,7 +401,7 @@ final class CtlTests: XCTestCase {
     }
 
     func testAFallbackVideo() throws {
-        let w = try start(["-f", clip("grid.mp4"), clip("all-corrupt.mp4")])
+        let w = try start(["-f", clip("grid.mp4"), clip("all-corrupt.mp4")], state: "failed")
         defer { XCTAssertEqual(w.stop(), 0) }
         let s = try XCTUnwrap(try status().first)
         XCTAssertEqual(s["state"] as? String, "failed")

@@ -15,8 +15,8 @@
 //   tile     1:1 pixels repeated from the output's top-left corner (swaybg's tile)
 //
 // One headless sway with three outputs (1280x720, 1024x768, 720x1280) is shared by every test;
-// each run gives each output its own clip and options (`-o NAME ... -i CLIP`), waits for
-// "showing", then takes screenshots (bounded, no sleeps) until every output matches, and stops
+// each run gives each output its own clip and options (`-o NAME ... -i CLIP`), waits until
+// `ctl status` has each of them playing, then takes screenshots (bounded, no sleeps) until every output matches, and stops
 // wayloop (exit 0).
 //
 // Sampling. Each output is sampled on a 24x24 lattice of screen pixels. A pixel is checked only
@@ -295,16 +295,22 @@ final class FidelityTests: XCTestCase {
         }
         let started = Date()
         let w = try Wayloop(args, env: sway.env)
-        let count = shows.compactMap { $0 }.count
-        let shown = Wait.until(timeout: 20) {
-            let e = w.stderr
-            return e.components(separatedBy: ": showing '").count - 1 >= count || e.contains("wayloop: error:") || !w.isRunning
+        let targets = shows.indices.filter { shows[$0] != nil }
+        // Every output given a clip plays with a picture committed (ctl status); a failed one ends the wait.
+        let names = targets.map { sway.outputs[$0] }
+        var failed: [String] = []
+        let shown = w.waitForStatus(timeout: 20) { outs in
+            let mine = outs.filter { names.contains($0["name"] as? String ?? "") }
+            failed = mine.filter { $0["state"] as? String == "failed" }.compactMap { $0["name"] as? String }
+            return !failed.isEmpty || names.allSatisfy { n in
+                mine.contains { $0["name"] as? String == n && Ctl.matches($0, state: "playing", reason: nil, shown: true) }
+            }
         }
-        XCTAssertTrue(shown, "\(what): no 'showing' for every output in 20 s: \(w.stderr)", file: file, line: line)
+        XCTAssertTrue(shown && failed.isEmpty, "\(what): not every output playing (failed: \(failed)): \(w.lastStatus); \(w.stderr)",
+                      file: file, line: line)
 
         var verdicts = [Int: Verdict]()
         var passed = Set<Int>()
-        let targets = shows.indices.filter { shows[$0] != nil }
         Wait.until(timeout: Self.showTimeout) {
             for i in targets where !passed.contains(i) {
                 guard let img = try? sway.shot(sway.outputs[i]) else {

@@ -213,11 +213,40 @@ struct RGB8: Equatable, CustomStringConvertible {
 final class Wayloop: @unchecked Sendable {
     private let child: Child
     private let errFile: String
+    /// What it was started with (ctl requests go with the same environment, user and binary).
+    let args: [String]
+    let env: [String: String]
+    let user: String?
+    let binary: String
+    /// The last `ctl status --json` a wait saw (or why there was none), for failure messages.
+    private(set) var lastStatus = "no status asked for yet"
 
-    init(_ args: [String], env: [String: String], user: String? = nil, binary: String = Repo.binary) throws {
+    /// $WAYLOOP_RENDERER (gl, shm or auto), nil when unset or empty.
+    static var rendererFromEnvironment: String? {
+        guard let r = ProcessInfo.processInfo.environment["WAYLOOP_RENDERER"], !r.isEmpty else { return nil }
+        return r
+    }
+
+    /// Starts `binary args` (as `user` through runuser when given). With $WAYLOOP_RENDERER set,
+    /// a daemon (not `ctl`) gets `--renderer $WAYLOOP_RENDERER` appended, unless `args` already
+    /// name a renderer or `inheritRenderer` is false (tests of the renderer choice itself).
+    init(_ args: [String], env: [String: String], user: String? = nil, binary: String = Repo.binary,
+         inheritRenderer: Bool = true) throws {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw HarnessError("no wayloop binary at \(binary): run `swift build -c release` (or set WAYLOOP_BIN)")
         }
+        var args = args
+        if inheritRenderer, let r = Self.rendererFromEnvironment, args.first != "ctl",
+           !args.contains(where: { $0 == "--renderer" || $0.hasPrefix("--renderer=") }) {
+            guard ["gl", "shm", "auto"].contains(r) else {
+                throw HarnessError("WAYLOOP_RENDERER is '\(r)': it must be gl, shm or auto")
+            }
+            args += ["--renderer", r]
+        }
+        self.args = args
+        self.env = env
+        self.user = user
+        self.binary = binary
         errFile = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-err-\(UUID().uuidString)").path
         let argv = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [binary] + args
         guard let c = Child(argv, env: env, stdout: "/dev/null", stderr: errFile) else {
@@ -238,10 +267,74 @@ final class Wayloop: @unchecked Sendable {
     var stderr: String { (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? "" }
     var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
 
-    /// Waits until stderr contains `text` (or the process exits, or `timeout` passes).
+    /// Waits until stderr contains `text` (or the process exits, or `timeout` passes). For
+    /// messages that are the behaviour under test; states are waited for with `waitForState`.
     @discardableResult
     func waitFor(_ text: String, timeout: Double = 20) -> Bool {
         Wait.until(timeout: timeout) { self.stderr.contains(text) || !self.isRunning } && stderr.contains(text)
+    }
+
+    /// `ctl status --json` of this wayloop (same user and binary; `env` defaults to its own).
+    func ctlStatus(env: [String: String]? = nil) throws -> [[String: Any]] {
+        try Ctl.status(env: env ?? self.env, user: user, binary: binary)
+    }
+
+    /// Polls `ctl status --json` every 50 ms (bounded by `timeout`) until `condition` holds for
+    /// the whole reply; false at once if the process exits. `lastStatus` keeps the last reply.
+    @discardableResult
+    func waitForStatus(timeout: Double = 20, env: [String: String]? = nil,
+                       _ condition: ([[String: Any]]) throws -> Bool) rethrows -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while true {
+            guard isRunning else {
+                lastStatus += " (then wayloop exited with \(child.exitStatus.map(String.init) ?? "?"))"
+                return false
+            }
+            var outs: [[String: Any]]?
+            do { outs = try ctlStatus(env: env) } catch { lastStatus = "\(error)" }
+            if let outs {
+                lastStatus = Ctl.describe(outs)
+                if try condition(outs) { return true }
+            }
+            guard Date() < end else {
+                lastStatus = "after \(timeout) s: " + lastStatus
+                return false
+            }
+            usleep(50_000)
+        }
+    }
+
+    /// Waits until `output` is in `state` (with `reason` when given; with `shown`, also once it
+    /// has committed at least one picture: frames_shown > 0).
+    @discardableResult
+    func waitForState(_ output: String, state: String, reason: String? = nil, shown: Bool = false,
+                      timeout: Double = 20, env: [String: String]? = nil) -> Bool {
+        waitForStates([output], state: state, reason: reason, shown: shown, timeout: timeout, env: env)
+    }
+
+    /// `waitForState` for several outputs at once: every one of `outputs` in that state.
+    @discardableResult
+    func waitForStates(_ outputs: [String], state: String, reason: String? = nil, shown: Bool = false,
+                       timeout: Double = 20, env: [String: String]? = nil) -> Bool {
+        waitForStatus(timeout: timeout, env: env) { outs in
+            outputs.allSatisfy { name in
+                guard let o = outs.first(where: { $0["name"] as? String == name }) else { return false }
+                return Ctl.matches(o, state: state, reason: reason, shown: shown)
+            }
+        }
+    }
+
+    /// Waits until `output`'s `decoder` field is `value` ("running" or "released"). Throws as
+    /// soon as a status of that output has no `decoder` field at all (a binary without it)
+    /// rather than waiting out the timeout.
+    func waitForDecoder(_ output: String, _ value: String, timeout: Double = 10) throws -> Bool {
+        try waitForStatus(timeout: timeout) { outs in
+            guard let o = outs.first(where: { $0["name"] as? String == output }) else { return false }
+            guard let d = o["decoder"] else {
+                throw HarnessError("ctl status --json has no \"decoder\" field for \(output): \(Ctl.describe([o]))")
+            }
+            return d as? String == value
+        }
     }
 
     /// Sends a signal and waits for the exit; returns the exit status (nil if it hung).
@@ -253,6 +346,37 @@ final class Wayloop: @unchecked Sendable {
     func waitExit(timeout: Double = 20) -> Int32? { child.wait(timeout: timeout) }
 
     var crashed: Bool { !isRunning && child.signalled }
+}
+
+/// `wayloop ctl` as a client of a running instance.
+enum Ctl {
+    /// `ctl status --json`, decoded: one dictionary per output (the reply is
+    /// `{"ok":true,"outputs":[{...},...]}`). Throws on any other exit or shape.
+    static func status(env: [String: String], user: String? = nil, binary: String = Repo.binary) throws -> [[String: Any]] {
+        let argv = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [binary, "ctl", "status", "--json"]
+        let r = Shell.run(argv, env: env, timeout: 10)
+        guard r.status == 0 else {
+            throw HarnessError("ctl status --json exited \(r.status): \(r.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        guard let obj = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
+              obj["ok"] as? Bool == true, let outs = obj["outputs"] as? [[String: Any]] else {
+            throw HarnessError("ctl status --json: not {\"ok\":true,\"outputs\":[...]}: \(r.stdout)")
+        }
+        return outs
+    }
+
+    static func matches(_ o: [String: Any], state: String, reason: String?, shown: Bool) -> Bool {
+        guard o["state"] as? String == state else { return false }
+        if let reason, o["reason"] as? String != reason { return false }
+        if shown, (o["frames_shown"] as? Int ?? 0) <= 0 { return false }
+        return true
+    }
+
+    /// The outputs as compact JSON, for messages.
+    static func describe(_ outs: [[String: Any]]) -> String {
+        guard let d = try? JSONSerialization.data(withJSONObject: outs, options: [.sortedKeys]) else { return "\(outs)" }
+        return String(decoding: d, as: UTF8.self)
+    }
 }
 
 enum Wait {

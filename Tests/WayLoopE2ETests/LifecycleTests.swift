@@ -7,7 +7,8 @@ final class LifecycleTests: XCTestCase {
     private func startPlaying(_ sway: Compositor) throws -> Wayloop {
         _ = Repo.clips
         let w = try Wayloop([Repo.clip("grid.mp4")], env: sway.env)
-        XCTAssertTrue(w.waitFor("showing"), "never showed the video: \(w.stderr)")
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true),
+                      "never showed the video: \(w.lastStatus); \(w.stderr)")
         return w
     }
 
@@ -41,11 +42,25 @@ final class LifecycleTests: XCTestCase {
     func testOutputNamesFromXdgOutput() throws {
         let sway = try Compositor(kind: "start-sway")
         defer { sway.stop() }
+        let cells = try GridPicture.colors()
         for version in ["3", "1"] {
             var env = sway.env
             env["WAYLOOP_WL_OUTPUT_VERSION"] = version
             let w = try Wayloop(["-o", "HEADLESS-1", "-i", Repo.clip("grid.mp4")], env: env)
-            XCTAssertTrue(w.waitFor("HEADLESS-1 (1280x720, scale 1): showing"), "wl_output v\(version): \(w.stderr)")
+            // Found by that name, and drawn at its 1280x720 size and scale 1.
+            XCTAssertTrue(w.waitForState("HEADLESS-1", state: "playing", shown: true),
+                          "wl_output v\(version): \(w.lastStatus); \(w.stderr)")
+            var report = ""
+            let filled = Wait.until(timeout: 10) {
+                guard let img = try? sway.shot("HEADLESS-1"), img.width == 1280, img.height == 720 else {
+                    report = "no 1280x720 screenshot"
+                    return false
+                }
+                let f = GridPicture.fillReport(img, cells: cells)
+                report = f.report
+                return f.ok
+            }
+            XCTAssertTrue(filled, "wl_output v\(version): HEADLESS-1 not aspect-filled at 1280x720: \(report); \(w.stderr)")
             XCTAssertEqual(w.stop(), 0)
         }
     }

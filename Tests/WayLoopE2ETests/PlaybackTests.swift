@@ -20,7 +20,9 @@ final class PlaybackTests: XCTestCase {
             try? FileManager.default.removeItem(atPath: trace)
             let w = try Wayloop(["--trace-frames", trace, Repo.clip("grid.mp4")], env: s.env)
             wayloop = w
-            if !w.waitFor("playing") { startError = "wayloop did not start playing: \(w.stderr)" }
+            if !w.waitForStates(s.outputs, state: "playing", shown: true) {
+                startError = "wayloop did not start playing on \(s.outputs): \(w.lastStatus); \(w.stderr)"
+            }
         } catch {
             startError = "\(error)"
         }
@@ -119,7 +121,7 @@ final class PlaybackTests: XCTestCase {
         // wlr-foreign-toplevel-management says the window is fullscreen on the first output: that
         // output pauses, the others keep playing.
         let (_, w) = try ready()
-        XCTAssertTrue(w.waitFor("\(sway.outputs[0]): paused (fullscreen)"), w.stderr)
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "paused", reason: "fullscreen"), "\(w.lastStatus); \(w.stderr)")
         let n0 = TraceFile.records(Self.trace).filter { $0.output == sway.outputs[0] }.count
         let m0 = TraceFile.records(Self.trace).filter { $0.output == sway.outputs[1] }.count
         XCTAssertTrue(Wait.until(timeout: 5) {
@@ -128,6 +130,6 @@ final class PlaybackTests: XCTestCase {
         let n1 = TraceFile.records(Self.trace).filter { $0.output == sway.outputs[0] }.count
         XCTAssertLessThanOrEqual(n1 - n0, 2, "the covered output kept presenting frames")
         sway.uncover()
-        XCTAssertTrue(w.waitFor("\(sway.outputs[0]): resumed"), w.stderr)
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing"), "\(w.lastStatus); \(w.stderr)")
     }
 }

@@ -79,13 +79,14 @@ final class VisibilityTests: XCTestCase {
     func testSIGUSR1TogglesPause() throws {
         let trace = tracePath("usr1")
         defer { try? FileManager.default.removeItem(atPath: trace) }
-        let (_, w) = try play(trace: trace)
+        let (sway, w) = try play(trace: trace)
+        let out = sway.outputs[0]
         kill(w.pid, SIGUSR1)
-        XCTAssertTrue(w.waitFor("paused"), w.stderr)
+        XCTAssertTrue(w.waitForState(out, state: "paused", reason: "user"), "\(w.lastStatus); \(w.stderr)")
         XCTAssertTrue(traceSettles(trace), "frames kept coming while paused")
         let n = TraceFile.records(trace).count
         kill(w.pid, SIGUSR1)
-        XCTAssertTrue(w.waitFor("resumed"), w.stderr)
+        XCTAssertTrue(w.waitForState(out, state: "playing"), "\(w.lastStatus); \(w.stderr)")
         XCTAssertTrue(Wait.until(timeout: 5) { TraceFile.records(trace).count > n + 5 }, "did not resume")
         XCTAssertEqual(w.stop(), 0)
     }
@@ -99,15 +100,22 @@ final class VisibilityTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: trace)
         let w = try Wayloop(["-v", "--release-after", "1", "--trace-frames", trace, Repo.clip("bench-1080p30.mp4")], env: sway.env)
         XCTAssertTrue(Wait.until(timeout: 20) { TraceFile.records(trace).count >= 20 }, "not playing: \(w.stderr)")
+        let out = sway.outputs[0]
+        // (A status without the decoder field throws here: the test ends at once, with the reply.)
+        let running = try w.waitForDecoder(out, "running")
+        XCTAssertTrue(running, "decoder not running while playing: \(w.lastStatus)")
         let rssPlaying = Proc.rssKB(w.pid)
         try sway.cover()
-        XCTAssertTrue(w.waitFor("decoder and frames released", timeout: 10), w.stderr)
+        defer { sway.uncover() }
+        let released = try w.waitForDecoder(out, "released", timeout: 10)
+        XCTAssertTrue(released, "decoder not released: \(w.lastStatus); \(w.stderr)")
         let rssReleased = Proc.rssKB(w.pid)
         print("RSS playing \(rssPlaying) kB, released \(rssReleased) kB, drop \(rssPlaying - rssReleased) kB")
         XCTAssertLessThan(rssReleased, rssPlaying - 10_000, "releasing freed less than 10 MB")
         let start = Proc.monotonicNanos()
         sway.uncover()
-        XCTAssertTrue(w.waitFor("decoder restarted", timeout: 10), w.stderr)
+        let restarted = try w.waitForDecoder(out, "running", timeout: 10)
+        XCTAssertTrue(restarted, "decoder not restarted: \(w.lastStatus); \(w.stderr)")
         XCTAssertTrue(Wait.until(timeout: 10) { TraceFile.records(trace).contains { $0.presented > start } },
                       "no frame after the return: \(w.stderr)")
         if let first = TraceFile.records(trace).first(where: { $0.presented > start }) {
@@ -119,7 +127,9 @@ final class VisibilityTests: XCTestCase {
     /// --pause-on-battery reads sysfs (here a fake power_supply tree): discharging → paused,
     /// mains back online → resumed.
     func testPauseOnBattery() throws {
-        var env = try Self.shared!.get().env
+        let sway = try Self.shared!.get()
+        let out = sway.outputs[0]
+        var env = sway.env
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-power-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -132,9 +142,9 @@ final class VisibilityTests: XCTestCase {
         try "0\n".write(toFile: dir + "/AC/online", atomically: true, encoding: .utf8)
         env["WAYLOOP_POWER_SUPPLY_DIR"] = dir
         let w = try Wayloop(["--pause-on-battery", Repo.clip("grid.mp4")], env: env)
-        XCTAssertTrue(w.waitFor("paused (battery)"), w.stderr)
+        XCTAssertTrue(w.waitForState(out, state: "paused", reason: "battery"), "\(w.lastStatus); \(w.stderr)")
         try "1\n".write(toFile: dir + "/AC/online", atomically: true, encoding: .utf8)
-        XCTAssertTrue(w.waitFor("resumed", timeout: 12), w.stderr)
+        XCTAssertTrue(w.waitForState(out, state: "playing", timeout: 12), "\(w.lastStatus); \(w.stderr)")
         XCTAssertEqual(w.stop(), 0)
     }
 }
