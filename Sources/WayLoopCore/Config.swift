@@ -79,29 +79,19 @@ public enum ConfigFile {
             switch key {
             case "video":
                 current.video = Paths.absolute(value, in: directory, home: home)
-            case "mode":
-                guard let m = ScaleMode(rawValue: value) else { throw fail("mode '\(value)' is not one of fill, fit, stretch, center, tile") }
-                current.mode = m
-            case "color", "colour":
-                guard let c = RGB(hex: value) else { throw fail("\(key) '\(value)' is not a colour RRGGBB") }
-                current.color = c
-            case "dim":
-                guard let d = Double(value), (0...1).contains(d) else { throw fail("dim '\(value)' is not a number from 0 to 1") }
-                current.dim = d
-            case "fallback":
-                switch Fallback(parsing: value) {
-                case .color(let c): current.fallback = .color(c)
-                case .video(let v): current.fallback = .video(Paths.absolute(v, in: directory, home: home))
-                }
             case "renderer":
                 guard current.selector == .all && entries.isEmpty else {
                     throw fail("renderer applies to every output: set it in the top section, before any [output] section")
                 }
                 guard let r = RendererRequest(rawValue: value) else { throw fail("renderer '\(value)' is not one of auto, gl, shm") }
                 current.renderer = r
-            case "pause-on-fullscreen", "pause-on-battery":
-                guard let b = yesNo(value) else { throw fail("\(key) '\(value)' is not yes or no") }
-                if key == "pause-on-fullscreen" { current.pauseOnFullscreen = b } else { current.pauseOnBattery = b }
+            case _ where EntrySettings.key(key) != nil:
+                let setting = EntrySettings.key(key)!
+                guard setting.set(value, in: &current) else { throw fail("\(key) \(setting.problem(value))") }
+                // A fallback video is relative to this file, like `video`.
+                if setting.key == "fallback", case .video(let v)? = current.fallback {
+                    current.fallback = .video(Paths.absolute(v, in: directory, home: home))
+                }
             default:
                 throw fail("unknown key '\(key)' (video, mode, color, dim, fallback, pause-on-fullscreen, pause-on-battery, renderer)")
             }
@@ -109,14 +99,6 @@ public enum ConfigFile {
         entries.append(current)
         // The top section matters only when it says something.
         return entries.filter { $0 != OutputEntry(selector: .all) }
-    }
-
-    private static func yesNo(_ s: String) -> Bool? {
-        switch s.lowercased() {
-        case "yes", "true", "on", "1": return true
-        case "no", "false", "off", "0": return false
-        default: return nil
-        }
     }
 
     /// Drops a `#` comment: a `#` outside double quotes at the start of the line or after

@@ -33,10 +33,10 @@ public enum ControlRequest: Equatable, Sendable {
             case .named(let n): pairs.append(("output", .string(n)))
             }
             if let v = e.video { pairs.append(("video", .string(v))) }
-            if let m = e.mode { pairs.append(("mode", .string(m.rawValue))) }
-            if let c = e.color { pairs.append(("color", .string(c.description))) }
-            if let d = e.dim { pairs.append(("dim", .number(d))) }
-            if let f = e.fallback { pairs.append(("fallback", .string(f.description))) }
+            for setting in EntrySettings.runtime {
+                guard let v = setting.value(in: e) else { continue }
+                pairs.append((setting.key, setting.numeric ? .number(Double(v) ?? 0) : .string(v)))
+            }
             return .object(pairs)
         case .reload: return .object([("cmd", .string("reload"))])
         case .quit: return .object([("cmd", .string("quit"))])
@@ -69,26 +69,16 @@ public enum ControlRequest: Equatable, Sendable {
                 guard let s = v.string else { return .failure(.malformed("\"video\" must be a string")) }
                 e.video = s
             }
-            if let m = value["mode"] {
-                guard let mode = m.string.flatMap(ScaleMode.init(rawValue:)) else {
-                    return .failure(.malformed("\"mode\" must be one of fill, fit, stretch, center, tile"))
+            for setting in EntrySettings.runtime {
+                guard let field = value[setting.key] else { continue }
+                // The protocol's types: a number for dim, strings for the rest.
+                let text: String? = setting.numeric ? (field.number != nil ? field.serialized : nil) : field.string
+                guard let text, setting.set(text, in: &e) else {
+                    return .failure(.malformed("\"\(setting.key)\": \(setting.problem(text ?? field.serialized))"))
                 }
-                e.mode = mode
             }
-            if let c = value["color"] {
-                guard let color = c.string.flatMap(RGB.init(hex:)) else { return .failure(.malformed("\"color\" must be RRGGBB")) }
-                e.color = color
-            }
-            if let d = value["dim"] {
-                guard let dim = d.number, (0...1).contains(dim) else { return .failure(.malformed("\"dim\" must be a number from 0 to 1")) }
-                e.dim = dim
-            }
-            if let f = value["fallback"] {
-                guard let s = f.string, !s.isEmpty else { return .failure(.malformed("\"fallback\" must be RRGGBB or a video path")) }
-                e.fallback = Fallback(parsing: s)
-                if case .video(let v)? = e.fallback, !v.hasPrefix("/") {
-                    return .failure(.malformed("a \"fallback\" video must be an absolute path"))
-                }
+            if case .video(let v)? = e.fallback, !v.hasPrefix("/") {
+                return .failure(.malformed("a \"fallback\" video must be an absolute path"))
             }
             guard e.video != nil || e.mode != nil || e.color != nil || e.dim != nil || e.fallback != nil else {
                 return .failure(.malformed("set needs \"video\" or a setting to change"))
@@ -194,22 +184,9 @@ public enum CtlParser {
             while i < rest.count {
                 let a = rest[i]
                 switch a {
-                case "-m", "--mode":
-                    let v = try value(a)
-                    guard let m = ScaleMode(rawValue: v) else { throw .badValue(option: a, value: v, expected: "one of fill, fit, stretch, center, tile") }
-                    e.mode = m
-                case "-c", "--color":
-                    let v = try value(a)
-                    guard let c = RGB(hex: v) else { throw .badValue(option: a, value: v, expected: "a colour RRGGBB") }
-                    e.color = c
-                case "--dim":
-                    let v = try value(a)
-                    guard let d = Double(v), (0...1).contains(d) else { throw .badValue(option: a, value: v, expected: "a number from 0 to 1") }
-                    e.dim = d
-                case "-f", "--fallback":
-                    let v = try value(a)
-                    guard !v.isEmpty else { throw .badValue(option: a, value: v, expected: "a colour RRGGBB or a video file") }
-                    e.fallback = Fallback(parsing: v)
+                case _ where EntrySettings.flag(a) != nil:
+                    let setting = EntrySettings.flag(a)!, v = try value(a)
+                    guard setting.set(v, in: &e) else { throw .badValue(option: a, value: v, expected: setting.expected) }
                 default:
                     if a.hasPrefix("-") && a.count > 1 { throw .unknownOption(a) }
                     if e.video != nil { throw .unexpectedArgument(a) }

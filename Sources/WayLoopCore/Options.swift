@@ -333,20 +333,15 @@ public enum OptionParser {
                 let v = try value(arg)
                 if current.video != nil { throw .unexpectedArgument(v) }
                 current.video = v
-            case "-m", "--mode":
-                current.mode = try parsed(arg, "one of fill, fit, stretch, center, tile") { ScaleMode(rawValue: $0) }
-            case "-c", "--color":
-                current.color = try parsed(arg, "a colour RRGGBB") { RGB(hex: $0) }
-            case "-f", "--fallback":
-                current.fallback = try parsed(arg, "a colour RRGGBB or a video file") { $0.isEmpty ? nil : Fallback(parsing: $0) }
+            case _ where EntrySettings.flag(arg) != nil:
+                let setting = EntrySettings.flag(arg)!, v = try value(arg)
+                guard setting.set(v, in: &current) else { throw .badValue(option: arg, value: v, expected: setting.expected) }
             case "--config":
                 options.configPath = try value(arg)
             case "--no-config":
                 options.noConfig = true
             case "--replace":
                 options.replace = true
-            case "--dim":
-                current.dim = try parsed(arg, "a number from 0 to 1") { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }
             case "--log-level":
                 options.logLevel = try parsed(arg, "one of error, notice, debug, trace") { LogLevel(name: $0) }
             case "-v", "--verbose":

@@ -110,18 +110,18 @@ final class ControlTests: XCTestCase {
             (#"{"cmd":"set","output":"*","video":"a.mp4"}"#, #""video" must be an absolute path"#),
             (#"{"cmd":"set","output":"*","video":"~/a.mp4"}"#, #""video" must be an absolute path"#),
             (#"{"cmd":"set","output":"DP-1","video":"./a.mp4","mode":"fit"}"#, #""video" must be an absolute path"#),
-            (#"{"cmd":"set","output":"*","video":"/v/a.mp4","mode":"zoom"}"#, #""mode" must be one of fill, fit, stretch, center, tile"#),
-            (#"{"cmd":"set","output":"*","mode":"FIT"}"#, #""mode" must be one of"#),
-            (#"{"cmd":"set","output":"*","mode":1}"#, #""mode" must be one of"#),
-            (#"{"cmd":"set","output":"*","mode":null}"#, #""mode" must be one of"#),
-            (#"{"cmd":"set","output":"*","color":"red"}"#, #""color" must be RRGGBB"#),
-            (#"{"cmd":"set","output":"*","color":"fff"}"#, #""color" must be RRGGBB"#),
-            (#"{"cmd":"set","output":"*","color":102030}"#, #""color" must be RRGGBB"#),
-            (#"{"cmd":"set","output":"*","dim":1.5}"#, #""dim" must be a number from 0 to 1"#),
-            (#"{"cmd":"set","output":"*","dim":-0.1}"#, #""dim" must be a number from 0 to 1"#),
-            (#"{"cmd":"set","output":"*","dim":"0.5"}"#, #""dim" must be a number from 0 to 1"#),
-            (#"{"cmd":"set","output":"*","fallback":""}"#, #""fallback" must be RRGGBB or a video path"#),
-            (#"{"cmd":"set","output":"*","fallback":5}"#, #""fallback" must be RRGGBB or a video path"#),
+            (#"{"cmd":"set","output":"*","video":"/v/a.mp4","mode":"zoom"}"#, #""mode": 'zoom' is not one of fill, fit, stretch, center, tile"#),
+            (#"{"cmd":"set","output":"*","mode":"FIT"}"#, #""mode": 'FIT' is not one of"#),
+            (#"{"cmd":"set","output":"*","mode":1}"#, #""mode": '1' is not one of"#),
+            (#"{"cmd":"set","output":"*","mode":null}"#, #""mode": 'null' is not one of"#),
+            (#"{"cmd":"set","output":"*","color":"red"}"#, #""color": 'red' is not a colour RRGGBB"#),
+            (#"{"cmd":"set","output":"*","color":"fff"}"#, #""color": 'fff' is not a colour RRGGBB"#),
+            (#"{"cmd":"set","output":"*","color":102030}"#, #""color": '102030' is not a colour RRGGBB"#),
+            (#"{"cmd":"set","output":"*","dim":1.5}"#, #""dim": '1.5' is not a number from 0 to 1"#),
+            (#"{"cmd":"set","output":"*","dim":-0.1}"#, #""dim": '-0.1' is not a number from 0 to 1"#),
+            (#"{"cmd":"set","output":"*","dim":"0.5"}"#, #""dim": '"0.5"' is not a number from 0 to 1"#),
+            (#"{"cmd":"set","output":"*","fallback":""}"#, #""fallback": '' is not a colour RRGGBB or a video file"#),
+            (#"{"cmd":"set","output":"*","fallback":5}"#, #""fallback": '5' is not a colour RRGGBB or a video file"#),
             (#"{"cmd":"args","cwd":"/"}"#, #"args needs "args" (strings) and "cwd""#),
             (#"{"cmd":"args","args":["a.mp4"]}"#, #"args needs "args" (strings) and "cwd""#),
             (#"{"cmd":"args","args":"a.mp4","cwd":"/"}"#, #"args needs "args" (strings) and "cwd""#),
@@ -414,5 +414,47 @@ final class ControlTests: XCTestCase {
             XCTAssertEqual(parsed["event"]?.string, "state")
             XCTAssertEqual(parsed["state"]?.string, event.state.name)
         }
+    }
+}
+
+/// One table of settings drives the command line, the config file, `ctl set` and the control
+/// protocol: the same bad value gets the same words in all four.
+final class SettingsTableTests: XCTestCase {
+    func testOneWordingEverywhere() throws {
+        let cases: [(flag: String, key: String, bad: String)] = [
+            ("-m", "mode", "zoom"), ("-c", "color", "red"), ("--dim", "dim", "2"), ("-f", "fallback", ""),
+        ]
+        for c in cases {
+            let setting = try XCTUnwrap(EntrySettings.flag(c.flag))
+            XCTAssertEqual(setting.key, c.key)
+            let problem = setting.problem(c.bad)
+            // The command line and ctl set.
+            XCTAssertThrowsError(try OptionParser.parse([c.flag, c.bad, "v.mp4"])) {
+                XCTAssertEqual("\($0)", "option '\(c.flag)': \(problem)")
+            }
+            XCTAssertThrowsError(try CtlParser.parse(["set", "*", c.flag, c.bad])) {
+                XCTAssertEqual("\($0)", "option '\(c.flag)': \(problem)")
+            }
+            // The config file (an empty value is its own error there).
+            if !c.bad.isEmpty {
+                XCTAssertThrowsError(try ConfigFile.parse("\(c.key) = \(c.bad)\n", path: "/c", home: nil)) {
+                    XCTAssertEqual("\($0)", "/c:1: \(c.key) \(problem)")
+                }
+            }
+            // The control protocol (dim is a number there).
+            let value = setting.numeric ? c.bad : "\"\(c.bad)\""
+            guard case .failure(let e) = ControlRequest.parse(#"{"cmd":"set","output":"*","\#(c.key)":\#(value)}"#) else {
+                return XCTFail("\(c.key) accepted")
+            }
+            XCTAssertEqual("\(e)", "malformed request: \"\(c.key)\": \(problem)")
+        }
+        // Every setting round-trips through its own text.
+        var e = OutputEntry(selector: .all)
+        for (s, v) in zip(EntrySettings.all, ["fit", "102030", "0.25", "/v/b.mp4", "no", "yes"]) {
+            XCTAssertTrue(s.set(v, in: &e), s.key)
+            XCTAssertEqual(s.value(in: e), v, s.key)
+        }
+        XCTAssertFalse(EntrySettings.mode.set("zoom", in: &e))
+        XCTAssertEqual(e.mode, .fit, "a refused value leaves the entry as it was")
     }
 }

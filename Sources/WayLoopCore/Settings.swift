@@ -1,0 +1,90 @@
+// The per-output settings, named once (issue 11): the command line (`-m fit`), the config file
+// (`mode = fit`), `wayloop ctl set` (`-m fit`) and the control protocol (`"mode":"fit"`) all
+// read a setting through this table, so they take the same values and say the same thing
+// about a bad one. The video itself is not in it: its path is resolved differently in each.
+
+public struct EntrySetting: Sendable {
+    /// The config file's key and the control protocol's.
+    public let key: String
+    /// Other config keys for it (`colour`).
+    public let aliases: [String]
+    /// Its flags on the command line and in `ctl set` (none: config file only).
+    public let flags: [String]
+    /// What a value must be: "one of fill, fit, stretch, center, tile".
+    public let expected: String
+    /// A JSON number in the control protocol (else a string).
+    public let numeric: Bool
+    private let parse: @Sendable (inout OutputEntry, String) -> Bool
+    private let render: @Sendable (OutputEntry) -> String?
+
+    init(_ key: String, aliases: [String] = [], flags: [String], expected: String, numeric: Bool = false,
+         parse: @escaping @Sendable (inout OutputEntry, String) -> Bool, render: @escaping @Sendable (OutputEntry) -> String?) {
+        self.key = key
+        self.aliases = aliases
+        self.flags = flags
+        self.expected = expected
+        self.numeric = numeric
+        self.parse = parse
+        self.render = render
+    }
+
+    /// Sets the value in `entry`; false (entry unchanged) when it is not what `expected` says.
+    public func set(_ value: String, in entry: inout OutputEntry) -> Bool {
+        var e = entry
+        guard parse(&e, value) else { return false }
+        entry = e
+        return true
+    }
+
+    /// The value `entry` holds, as text (nil: not set).
+    public func value(in entry: OutputEntry) -> String? { render(entry) }
+
+    /// The one wording of a bad value: `'zoom' is not one of fill, fit, stretch, center, tile`.
+    public func problem(_ value: String) -> String { "'\(value)' is not \(expected)" }
+}
+
+public enum EntrySettings {
+    public static let mode = EntrySetting("mode", flags: ["-m", "--mode"], expected: "one of fill, fit, stretch, center, tile",
+                                          parse: { e, v in ScaleMode(rawValue: v).map { e.mode = $0 } != nil },
+                                          render: { $0.mode?.rawValue })
+    public static let color = EntrySetting("color", aliases: ["colour"], flags: ["-c", "--color"], expected: "a colour RRGGBB",
+                                           parse: { e, v in RGB(hex: v).map { e.color = $0 } != nil },
+                                           render: { $0.color?.description })
+    public static let dim = EntrySetting("dim", flags: ["--dim"], expected: "a number from 0 to 1", numeric: true,
+                                         parse: { e, v in
+                                             guard let d = Double(v), (0...1).contains(d) else { return false }
+                                             e.dim = d
+                                             return true
+                                         },
+                                         render: { $0.dim.map { "\($0)" } })
+    public static let fallback = EntrySetting("fallback", flags: ["-f", "--fallback"], expected: "a colour RRGGBB or a video file",
+                                              parse: { e, v in
+                                                  guard !v.isEmpty else { return false }
+                                                  e.fallback = Fallback(parsing: v)
+                                                  return true
+                                              },
+                                              render: { $0.fallback?.description })
+    public static let pauseOnFullscreen = EntrySetting("pause-on-fullscreen", flags: [], expected: "yes or no",
+                                                       parse: { e, v in yesNo(v).map { e.pauseOnFullscreen = $0 } != nil },
+                                                       render: { $0.pauseOnFullscreen.map { $0 ? "yes" : "no" } })
+    public static let pauseOnBattery = EntrySetting("pause-on-battery", flags: [], expected: "yes or no",
+                                                    parse: { e, v in yesNo(v).map { e.pauseOnBattery = $0 } != nil },
+                                                    render: { $0.pauseOnBattery.map { $0 ? "yes" : "no" } })
+
+    public static let all = [mode, color, dim, fallback, pauseOnFullscreen, pauseOnBattery]
+
+    /// The setting a command-line or `ctl set` flag names.
+    public static func flag(_ f: String) -> EntrySetting? { all.first { $0.flags.contains(f) } }
+    /// The setting a config key names.
+    public static func key(_ k: String) -> EntrySetting? { all.first { $0.key == k || $0.aliases.contains(k) } }
+    /// The settings `ctl set` and the control protocol take (those with flags).
+    public static var runtime: [EntrySetting] { all.filter { !$0.flags.isEmpty } }
+
+    static func yesNo(_ s: String) -> Bool? {
+        switch s.lowercased() {
+        case "yes", "true", "on", "1": return true
+        case "no", "false", "off", "0": return false
+        default: return nil
+        }
+    }
+}
