@@ -52,7 +52,8 @@ public enum Help {
           --renderer R      auto (default: shm where GL would render in software, else
                             gl), gl (GLES through EGL) or shm (libswscale into wl_shm
                             buffers; never loads a GL driver)
-          --queue-frames N  decoded frames kept ready ahead of the screen (default 8)
+          --queue-frames N  decoded frames kept ready ahead of the screen (default 8 with
+                            gl, 4 with shm)
           --cache-mb N      a clip whose decoded frames all fit in N MiB is decoded once and
                             replayed from memory (default 128; 0 = off)
           --trace-frames F  append one line per presented frame to F (for tests)

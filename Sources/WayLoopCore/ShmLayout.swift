@@ -75,3 +75,30 @@ public enum BufferTransform {
         return o.mirrored ? 4 + quarter : quarter
     }
 }
+
+/// The size a video is decoded at (issue 11, and issue 12's "frames follow the screen, not the
+/// file"): the decoder scales each frame down to what the largest output showing it samples, so
+/// that a 2160p clip on 1080p outputs costs the main thread a 1080p conversion (or upload) and
+/// its memory a 1080p frame. Pure.
+public enum DecodeScale {
+    /// Scales above this are not worth a second conversion pass: decoded as they are.
+    public static let threshold = 0.75
+
+    /// The factor (≤ 1) for a video of `video` coded pixels, shown turned a quarter (`turned`)
+    /// or not, on outputs of these buffer sizes and modes. 1 when no output says.
+    public static func factor(video: Size, turned: Bool, outputs: [(size: Size, mode: ScaleMode)]) -> Double {
+        let display = turned ? Size(width: video.height, height: video.width) : video
+        guard !display.isEmpty, !outputs.isEmpty else { return 1 }
+        var need = 0.0
+        for (o, mode) in outputs where !o.isEmpty {
+            let sx = Double(o.width) / Double(display.width), sy = Double(o.height) / Double(display.height)
+            switch mode {
+            case .fill, .stretch: need = max(need, sx, sy)
+            case .fit: need = max(need, min(sx, sy))
+            case .center, .tile: need = 1
+            }
+        }
+        guard need > 0, need < threshold else { return 1 }
+        return need
+    }
+}

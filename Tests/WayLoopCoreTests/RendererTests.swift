@@ -112,3 +112,27 @@ final class ShmLayoutTests: XCTestCase {
         XCTAssertEqual(BufferTransform.forOrientation(Orientation(rotation: 90, mirrored: true)), 5)
     }
 }
+
+final class DecodeScaleTests: XCTestCase {
+    func testFactors() {
+        let uhd = Size(width: 3840, height: 2160), hd = Size(width: 1920, height: 1080)
+        let cases: [(Size, Bool, [(size: Size, mode: ScaleMode)], Double, String)] = [
+            (uhd, false, [(hd, .fill)], 0.5, "2160p on 1080p: half"),
+            (uhd, false, [(hd, .fill), (Size(width: 2560, height: 1440), .fill)], 2.0 / 3, "the largest output decides"),
+            (uhd, false, [(Size(width: 1080, height: 1920), .fill)], 1, "portrait fill of a landscape clip samples it at 0.89: not worth it"),
+            (uhd, false, [(Size(width: 1024, height: 768), .fill)], 768.0 / 2160, "4:3 fill: the height decides"),
+            (uhd, false, [(Size(width: 1024, height: 768), .fit)], 1024.0 / 3840, "fit: the width decides"),
+            (uhd, false, [(hd, .stretch)], 0.5, "stretch"),
+            (uhd, false, [(hd, .center)], 1, "center is 1:1"),
+            (uhd, false, [(hd, .fill), (hd, .tile)], 1, "one tiled output keeps the full size"),
+            (hd, false, [(Size(width: 1366, height: 768), .fill)], 1366.0 / 1920, "1080p on 1366x768 samples 0.71: scaled by the decoder"),
+            (hd, false, [(Size(width: 1600, height: 900), .fill)], 1, "0.83: not worth a second pass"),
+            (uhd, true, [(hd, .fill)], 1, "turned a quarter: 2160x3840 on 1920x1080 samples 0.89: full size"),
+            (uhd, false, [], 1, "no outputs: as it is"),
+            (Size(width: 0, height: 0), false, [(hd, .fill)], 1, "no size yet"),
+        ]
+        for (video, turned, outputs, want, note) in cases {
+            XCTAssertEqual(DecodeScale.factor(video: video, turned: turned, outputs: outputs), want, accuracy: 1e-9, note)
+        }
+    }
+}

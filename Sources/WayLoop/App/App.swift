@@ -39,6 +39,10 @@ final class App {
     var started = false
     /// Listeners record; the loop reconciles after dispatch (never inside a listener).
     var needsReconcile = false
+    /// libavcodec frame threads per decoder: 1 for shm, 2 for GL (see Decoder.open).
+    var decoderThreads = 2
+    /// Decoded frames queued per video: --queue-frames, or 4 on shm when not given.
+    lazy var queueFrames = options.queueFrames
     /// The renderer choice, logged once when the first surface is made.
     var rendererLine: String?
     var toplevels: Toplevels?
@@ -227,6 +231,16 @@ final class App {
             return .missingProtocol
         }
         for h in heads.values { h.output.commitWithoutDone() }
+        // What can be decided without EGL is decided now: the decoders' thread count follows it.
+        let request = commandLine.rendererRequest(config: configEntries)
+        let facts = RendererChoice.Environment(compositorHasDmabuf: registry.hasDmabuf, hasRenderNode: Sys.hasRenderNode)
+        let early = RendererChoice.beforeEGL(request, facts)
+        if early?.kind == .shm {
+            decoderThreads = 1
+            // The shm path draws in ~1 ms on the main thread: four frames (133 ms at 30 fps) are
+            // slack enough, and 12 MB less at 1080p than GL's eight (llvmpipe competes for the CPU).
+            if !options.given.contains("--queue-frames") { queueFrames = min(options.queueFrames, 4) }
+        }
         // Decoders start now, while the renderer comes up (EGL and the shaders overlap: ~90 ms here).
         av_quiet()
         for path in options.allVideos where failedVideos[path] == nil {
@@ -237,7 +251,7 @@ final class App {
             t.delegate = self
             toplevels = t
         }
-        if let status = startRenderer() { return status }
+        if let status = startRenderer(request, early) { return status }
         if let path = options.traceFile {
             guard let t = FrameTrace(path: path) else {
                 log.error("cannot open the trace file '\(path)': \(Sys.errnoText())")
@@ -258,11 +272,9 @@ final class App {
 
     /// The renderer (issue 11): shm where GL would be software, without touching EGL when the
     /// facts already say so; an EGL failure falls back to shm. One line says which and why.
-    private func startRenderer() -> ExitStatus? {
+    private func startRenderer(_ request: RendererRequest, _ early: RendererChoice.Decision?) -> ExitStatus? {
         guard let registry else { return .failure }
-        let request = commandLine.rendererRequest(config: configEntries)
-        let facts = RendererChoice.Environment(compositorHasDmabuf: registry.hasDmabuf, hasRenderNode: Sys.hasRenderNode)
-        var decision = RendererChoice.beforeEGL(request, facts)
+        var decision = early
         if decision == nil {
             do {
                 let device = try GLDevice(wlDisplay: display)
@@ -293,8 +305,8 @@ final class App {
     var maxPictureSize: Int? { gl?.renderer.maxTextureSize ?? (shm != nil ? ShmDevice.maxPictureSize : nil) }
 
     func startVideo(_ path: String) -> Bool {
-        guard let v = Video(path: path, queueFrames: options.queueFrames, cacheBudget: options.cacheMB << 20, wakeup: wakeup,
-                            maxTextureSize: maxPictureSize, log: log.scoped("video")) else {
+        guard let v = Video(path: path, queueFrames: queueFrames, cacheBudget: options.cacheMB << 20, wakeup: wakeup,
+                            maxTextureSize: maxPictureSize, decoderThreads: decoderThreads, log: log.scoped("video")) else {
             log.error("cannot start a decoder thread: \(Sys.errnoText())")
             return false
         }

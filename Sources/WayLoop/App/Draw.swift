@@ -28,6 +28,7 @@ extension App {
             soonest(max(now, v.lastDrawn + releaseAfter))
         }
         for h in heads.values { soonest(scheduleState(h).flatMap { Schedule.wake($0, now: now) }) }
+        for v in videos.values { soonest(v.regrowDeadline(now: now)) }
         if needsReconcile { return 0 }
         return Schedule.timeoutMs(until: deadline, now: now)
     }
@@ -49,6 +50,7 @@ extension App {
             v.release()
             log.debug("'\(v.path)': nothing presented for \(options.releaseAfter) s: decoder and frames released")
         }
+        for v in videos.values { v.regrowIfDue(now: now) }
         for h in heads.values { draw(h, now: now) }
         for v in videos.values { v.shm?.trim(before: now - 2 * .nanosPerSecond) }
     }
@@ -62,6 +64,8 @@ extension App {
                 return
             }
             s.sinkReady = true
+            // A new size may need frames decoded at another scale.
+            needsReconcile = true
         }
         if s.awaitingFrame && now - s.frameRequestedAt >= Schedule.hiddenAfter { apply(h, .pause(.hidden)) }
         guard let state = scheduleState(h), Schedule.mayDraw(state) else { return }

@@ -93,7 +93,23 @@ extension App {
             ensureSurface(h)
         }
         syncVideos()
+        updateDecodeScales()
         resolvePending()
+    }
+
+    /// Tells each decoder the scale its frames are needed at: the largest output showing the
+    /// video (its buffer size once configured, else the output's mode), by its mode.
+    func updateDecodeScales() {
+        for v in videos.values {
+            guard let info = v.info else { continue }
+            let outputs: [(size: Size, mode: ScaleMode)] = heads.values.compactMap { h in
+                guard let s = h.drawn ?? h.target, s.video == v.path else { return nil }
+                let size = h.surface.map(\.bufferSize).flatMap { $0.isEmpty ? nil : $0 } ?? h.output.info.physicalSize
+                return (size, s.mode)
+            }
+            v.setDecodeScale(DecodeScale.factor(video: Size(width: info.width, height: info.height),
+                                                turned: info.orientation.rotation % 180 != 0, outputs: outputs))
+        }
     }
 
     /// Creates the output's surface and sink once it has something to show: a ready video or a colour.

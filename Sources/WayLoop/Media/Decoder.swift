@@ -30,6 +30,8 @@ final class Decoder {
     /// A frame was scaled down for the provisional texture limit (GL's real one arrives after
     /// decoding starts): such frames are not kept in the loop cache.
     private var downscaledProvisionally = false
+    /// The smallest scale frames were decoded at (what a replayed loop cache holds).
+    private var smallestScale = 1.0
 
     init(path: String, channel: FrameChannel, log: Logger) {
         self.path = path
@@ -92,11 +94,13 @@ final class Decoder {
         rc = avcodec_parameters_to_context(ctx, par)
         guard rc >= 0 else { throw .decodeFailed(path, reason: AVError.text(rc)) }
         ctx.pointee.pkt_timebase = timeBase
-        // Two frame threads, by measurement (ffmpeg -threads N -f null, this machine): 1080p H.264
-        // 2.43 CPU-s and 1.45 s wall for 600 frames against 2.36 and 2.47 with one; 2160p 4.50
-        // against 4.22 CPU-s, 2.52 against 4.25 s wall: 3-7 % more CPU for decoding that keeps up
-        // while llvmpipe takes the other core.
-        ctx.pointee.thread_count = 2
+        // Frame threads, by measurement (ffmpeg -threads N -f null, this machine). GL: two: 1080p
+        // H.264 2.43 CPU-s and 1.45 s wall for 600 frames against 2.36 and 2.47 with one; 2160p
+        // 4.50 against 4.22 CPU-s, 2.52 against 4.25 s wall: 3-7 % more CPU for decoding that
+        // keeps up while llvmpipe takes the other core. shm: one, since the main thread needs
+        // ~1 ms a frame and one thread keeps up with 2160p30 (7 ms a frame); a second costs up
+        // to 25 % more decoding CPU (0.95 against 0.76 CPU-s, bench's 1080p clip, 600 frames).
+        ctx.pointee.thread_count = Int32(channel.decoderThreads)
         rc = avcodec_open2(ctx, decoder, nil)
         guard rc >= 0 else { throw .unsupportedCodec(path, codec: String(cString: decoder.pointee.name)) }
         packet = av_packet_alloc()
@@ -201,6 +205,7 @@ final class Decoder {
                         log.debug("the whole loop is in memory (\(cache.count) frames, \(channel.cacheBytes >> 20) MB): "
                             + "decoding stops, every later pass is replayed from memory")
                         closeDecoder()
+                        channel.replayScale = smallestScale
                         replay(cache, loopLength: length)
                         return
                     }
@@ -322,10 +327,14 @@ final class Decoder {
         let maxSize = channel.maxTextureSize
         let tooLarge = Int(frame.pointee.width) > maxSize || Int(frame.pointee.height) > maxSize
         if tooLarge && !channel.maxTextureSizeIsFinal { downscaledProvisionally = true }
-        if !tooLarge && PlaneLayout(frame: frame) != nil { return frame }
+        // Frames follow the screen, not the file: scaled here, on this thread, to what the
+        // largest output showing them samples (the main thread then converts at output size).
+        let scale = channel.targetScale
+        smallestScale = min(smallestScale, scale)
+        if !tooLarge && scale >= 1 && PlaneLayout(frame: frame) != nil { return frame }
         if converter == nil { converter = PixelConverter(log: log) }
         guard let out = channel.obtainFrame() else { channel.recycle(FrameHandle(frame: frame)); return nil }
-        let ok = converter!.convert(frame, into: out, maxSize: maxSize)
+        let ok = converter!.convert(frame, into: out, maxSize: maxSize, scale: scale)
         channel.recycle(FrameHandle(frame: frame))
         if !ok { channel.recycle(FrameHandle(frame: out)); return nil }
         return out

@@ -91,6 +91,20 @@ final class FrameChannel: @unchecked Sendable {
         get { lock.withLock { _maxTextureSize } }
         set { lock.withLock { _maxTextureSize = newValue; _maxTextureSizeIsFinal = true } }
     }
+    /// The scale (≤ 1) the decoder brings frames to: what the largest output showing the video
+    /// samples (DecodeScale). Set by the main thread.
+    private var _targetScale = 1.0
+    var targetScale: Double {
+        get { lock.withLock { _targetScale } }
+        set { lock.withLock { _targetScale = newValue } }
+    }
+    /// Set by the decoder when it replays the loop cache: the smallest scale those frames were
+    /// decoded at (nil: it decodes, and a new target scale applies from the next frame).
+    private var _replayScale: Double?
+    var replayScale: Double? {
+        get { lock.withLock { _replayScale } }
+        set { lock.withLock { _replayScale = newValue } }
+    }
     /// The renderer has said (until then `maxTextureSize` is the provisional 4096).
     var maxTextureSizeIsFinal: Bool { lock.withLock { _maxTextureSizeIsFinal } }
 
@@ -101,8 +115,12 @@ final class FrameChannel: @unchecked Sendable {
     private var cacheFrames: [UnsafeMutablePointer<AVFrame>] = []
     private(set) var cacheBytes = 0
 
-    init(capacity: Int, wakeup: WakeupFD, maxTextureSize: Int?, cacheBudget: Int = 0) {
+    /// libavcodec frame threads for this video's decoder (set by the main thread before start).
+    let decoderThreads: Int
+
+    init(capacity: Int, wakeup: WakeupFD, maxTextureSize: Int?, cacheBudget: Int = 0, decoderThreads: Int = 2) {
         self.cacheBudget = cacheBudget
+        self.decoderThreads = decoderThreads
         if let maxTextureSize {
             _maxTextureSize = maxTextureSize
             _maxTextureSizeIsFinal = true

@@ -72,19 +72,25 @@ final class PixelConverter {
     init(log: Logger) { self.log = log }
     deinit { sws_freeContext(context) }
 
-    /// Converts (and scales down to fit `maxSize`, keeping the aspect ratio) into `dst`.
-    func convert(_ src: UnsafeMutablePointer<AVFrame>, into dst: UnsafeMutablePointer<AVFrame>, maxSize: Int) -> Bool {
+    /// Converts (and scales down by `scale`, and to fit `maxSize`, keeping the aspect ratio) into `dst`.
+    func convert(_ src: UnsafeMutablePointer<AVFrame>, into dst: UnsafeMutablePointer<AVFrame>, maxSize: Int,
+                 scale: Double = 1) -> Bool {
         let s = src.pointee
-        let fit = min(1, Double(maxSize) / Double(max(s.width, s.height, 1)))
+        let fit = min(1, scale, Double(maxSize) / Double(max(s.width, s.height, 1)))
         let dw = max(2, Int32(Double(s.width) * fit) & ~1), dh = max(2, Int32(Double(s.height) * fit) & ~1)
         guard let desc = av_pix_fmt_desc_get(AVPixelFormat(rawValue: s.format)) else { return false }
         let isRGB = desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 || desc.pointee.nb_components < 3
             || desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0
         let target: AVPixelFormat
-        switch (isRGB, desc.pointee.log2_chroma_w, desc.pointee.log2_chroma_h) {
-        case (false, 1, 1): target = AV_PIX_FMT_YUV420P
-        case (false, 1, 0): target = AV_PIX_FMT_YUV422P
-        default: target = AV_PIX_FMT_YUV444P
+        if PlaneLayout(frame: src) != nil {
+            // Only scaling: the same layout (NV12 and yuvj formats included).
+            target = AVPixelFormat(rawValue: s.format)
+        } else {
+            switch (isRGB, desc.pointee.log2_chroma_w, desc.pointee.log2_chroma_h) {
+            case (false, 1, 1): target = AV_PIX_FMT_YUV420P
+            case (false, 1, 0): target = AV_PIX_FMT_YUV422P
+            default: target = AV_PIX_FMT_YUV444P
+            }
         }
         if loggedFormat != s.format {
             loggedFormat = s.format

@@ -35,15 +35,54 @@ final class Video {
     var shm: ShmPictures?
     var uploadedSerial: UInt64 = 0
 
-    init?(path: String, queueFrames: Int, cacheBudget: Int, wakeup: WakeupFD, maxTextureSize: Int?, log: Logger) {
+    private let decoderThreads: Int
+
+    init?(path: String, queueFrames: Int, cacheBudget: Int, wakeup: WakeupFD, maxTextureSize: Int?, decoderThreads: Int,
+          log: Logger) {
+        self.decoderThreads = decoderThreads
         self.path = path
         self.log = log
         self.queueFrames = queueFrames
         self.cacheBudget = cacheBudget
         self.maxTextureSize = maxTextureSize
-        channel = FrameChannel(capacity: queueFrames, wakeup: wakeup, maxTextureSize: maxTextureSize, cacheBudget: cacheBudget)
+        channel = FrameChannel(capacity: queueFrames, wakeup: wakeup, maxTextureSize: maxTextureSize, cacheBudget: cacheBudget,
+                               decoderThreads: decoderThreads)
         guard let t = Decoder.start(path: path, channel: channel, log: log) else { return nil }
         thread = t
+    }
+
+    /// The scale the decoder brings frames to (DecodeScale), from the next frame on.
+    private(set) var decodeScale = 1.0
+    /// Since when the loop cache replays frames smaller than the outputs now need.
+    private var tooSmallSince: Nanos?
+    /// How long that must last before decoding starts again (a new output is often born at one
+    /// size and resized at once: no restart for a passing size).
+    static let regrowAfter: Nanos = 1_000_000_000
+
+    func setDecodeScale(_ f: Double) {
+        guard abs(f - decodeScale) > 0.01 else { return }
+        decodeScale = f
+        channel.targetScale = f
+    }
+
+    /// When a replayed loop cache holds frames too small for the outputs: the time to decode
+    /// again (nil: nothing to do). Frames being decoded simply take the new scale.
+    func regrowDeadline(now: Nanos) -> Nanos? {
+        guard !isReleased, let cached = channel.replayScale, decodeScale > cached + 0.01 else {
+            tooSmallSince = nil
+            return nil
+        }
+        if tooSmallSince == nil { tooSmallSince = now }
+        return tooSmallSince! + Self.regrowAfter
+    }
+
+    /// Decodes again from the start when the cache stayed too small for `regrowAfter`.
+    func regrowIfDue(now: Nanos) {
+        guard let due = regrowDeadline(now: now), now >= due else { return }
+        log.debug("'\(path)': outputs need larger frames than the loop cache holds (scale \((decodeScale * 100).rounded() / 100)): decoding again")
+        tooSmallSince = nil
+        release()
+        restart()
     }
 
     /// Frees the decoder and every decoded frame; the picture stays in the textures (and on
@@ -59,7 +98,8 @@ final class Video {
     func restart() {
         guard isReleased else { return }
         channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, maxTextureSize: maxTextureSize,
-                               cacheBudget: cacheBudget)
+                               cacheBudget: cacheBudget, decoderThreads: decoderThreads)
+        channel.targetScale = decodeScale
         thread = Decoder.start(path: path, channel: channel, log: log)
         clock = PlaybackClock()
         anchored = false

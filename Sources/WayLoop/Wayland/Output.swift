@@ -16,6 +16,8 @@ struct OutputInfo: Equatable {
     var modeSize = Size(width: 0, height: 0)
     var refresh: Int32 = 0
     var transform: Int32 = 0
+    /// The mode as the output shows it: turned a quarter (transform 90/270, flipped or not) swaps it.
+    var physicalSize: Size { transform % 2 == 1 ? Size(width: modeSize.height, height: modeSize.width) : modeSize }
 }
 
 protocol OutputDelegate: AnyObject {
