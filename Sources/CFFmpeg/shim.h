@@ -16,9 +16,6 @@
 // AVERROR_EOF and AVERROR(EAGAIN) are macros built from FFERRTAG / negation.
 static inline int avx_error_eof(void) { return AVERROR_EOF; }
 static inline int avx_error_eagain(void) { return AVERROR(EAGAIN); }
-static inline int avx_error_invaliddata(void) { return AVERROR_INVALIDDATA; }
-static inline int avx_error_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
-static inline int avx_error_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 // AV_NOPTS_VALUE is a macro cast of INT64_MIN.
 static inline int64_t avx_nopts(void) { return AV_NOPTS_VALUE; }
 // AVFrame.duration replaced pkt_duration in libavutil 57.30 (FFmpeg 6.0).
@@ -36,9 +33,6 @@ static inline size_t avx_frame_bytes(const AVFrame *f) {
     for (int i = 0; i < f->nb_extended_buf; i++) n += f->extended_buf[i]->size;
     return n;
 }
-// The codec context's frame-threading constant is a macro.
-static inline int avx_thread_frame(void) { return FF_THREAD_FRAME; }
-static inline int avx_thread_slice(void) { return FF_THREAD_SLICE; }
 // AVSEEK_FLAG_BACKWARD is a macro.
 static inline int avx_seek_backward(void) { return AVSEEK_FLAG_BACKWARD; }
 // SWS_BILINEAR is a macro.
@@ -47,6 +41,5 @@ static inline int avx_sws_bilinear(void) { return SWS_BILINEAR; }
 static inline int avx_sws_full_chroma(void) { return SWS_FULL_CHR_H_INT; }
 // The log-level constants are macros.
 static inline int avx_log_quiet(void) { return AV_LOG_QUIET; }
-static inline int avx_log_error(void) { return AV_LOG_ERROR; }
 
 #endif

@@ -352,6 +352,13 @@ final class CtlTests: XCTestCase {
         XCTAssertEqual(bad.status, 5, bad.stderr)
         XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
         XCTAssertEqual(try status().first?["video"] as? String, clip("seam-30.mp4"))
+        // What only a new process can change is refused by name (never dropped in silence), and
+        // nothing changes.
+        let refused = Shell.run([Repo.binary, "--release-after", "5", "--cache-mb", "0", clip("grid.mp4")], env: try env(), timeout: 60)
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertEqual(refused.stderr.split(separator: "\n").count, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("--cache-mb (128, asked 0)") && refused.stderr.contains("--release-after"), refused.stderr)
+        XCTAssertEqual(try status().first?["video"] as? String, clip("seam-30.mp4"))
         XCTAssertTrue(first.isRunning)
         // --replace: the first stops (exit 0), the new one plays.
         let third = try Wayloop(["--replace", clip("grid.mp4")], env: try env())

@@ -16,23 +16,13 @@
  *
  *   wlx_compositor_interface()               -> wl_compositor_interface
  *   wlx_output_interface()                   -> wl_output_interface
- *   wlx_surface_interface()                  -> wl_surface_interface
- *   wlx_region_interface()                   -> wl_region_interface
- *   wlx_callback_interface()                 -> wl_callback_interface
- *   wlx_seat_interface()                     -> wl_seat_interface
  *   wlx_shm_interface()                      -> wl_shm_interface
  *   wlx_layer_shell_interface()              -> zwlr_layer_shell_v1_interface
- *   wlx_layer_surface_interface()            -> zwlr_layer_surface_v1_interface
  *   wlx_xdg_output_manager_interface()       -> zxdg_output_manager_v1_interface
- *   wlx_xdg_output_interface()               -> zxdg_output_v1_interface
  *   wlx_viewporter_interface()               -> wp_viewporter_interface
- *   wlx_viewport_interface()                 -> wp_viewport_interface
  *   wlx_presentation_interface()             -> wp_presentation_interface
- *   wlx_presentation_feedback_interface()    -> wp_presentation_feedback_interface
  *   wlx_fractional_scale_manager_interface() -> wp_fractional_scale_manager_v1_interface
- *   wlx_fractional_scale_interface()         -> wp_fractional_scale_v1_interface
  *   wlx_foreign_toplevel_manager_interface() -> zwlr_foreign_toplevel_manager_v1_interface
- *   wlx_foreign_toplevel_handle_interface()  -> zwlr_foreign_toplevel_handle_v1_interface
  *
  * Macro shims (Swift cannot import macros that expand to casts):
  *
@@ -72,40 +62,20 @@
 static inline const struct wl_interface *wlx_compositor_interface(void) { return &wl_compositor_interface; }
 /* Core: wl_output (bound from the registry). */
 static inline const struct wl_interface *wlx_output_interface(void) { return &wl_output_interface; }
-/* Core: wl_surface (created via wl_compositor). */
-static inline const struct wl_interface *wlx_surface_interface(void) { return &wl_surface_interface; }
-/* Core: wl_region (empty input region). */
-static inline const struct wl_interface *wlx_region_interface(void) { return &wl_region_interface; }
-/* Core: wl_callback (frame / sync callbacks). */
-static inline const struct wl_interface *wlx_callback_interface(void) { return &wl_callback_interface; }
-/* Core: wl_seat (bound for foreign-toplevel / input). */
-static inline const struct wl_interface *wlx_seat_interface(void) { return &wl_seat_interface; }
 /* Core: wl_shm (bound from the registry: the shm sink's buffers). */
 static inline const struct wl_interface *wlx_shm_interface(void) { return &wl_shm_interface; }
 /* wlr-layer-shell: zwlr_layer_shell_v1 (bound from the registry). */
 static inline const struct wl_interface *wlx_layer_shell_interface(void) { return &zwlr_layer_shell_v1_interface; }
-/* wlr-layer-shell: zwlr_layer_surface_v1 (created via get_layer_surface). */
-static inline const struct wl_interface *wlx_layer_surface_interface(void) { return &zwlr_layer_surface_v1_interface; }
 /* xdg-output: zxdg_output_manager_v1 (bound from the registry). */
 static inline const struct wl_interface *wlx_xdg_output_manager_interface(void) { return &zxdg_output_manager_v1_interface; }
-/* xdg-output: zxdg_output_v1 (created per wl_output). */
-static inline const struct wl_interface *wlx_xdg_output_interface(void) { return &zxdg_output_v1_interface; }
 /* viewporter: wp_viewporter (bound from the registry). */
 static inline const struct wl_interface *wlx_viewporter_interface(void) { return &wp_viewporter_interface; }
-/* viewporter: wp_viewport (created per surface). */
-static inline const struct wl_interface *wlx_viewport_interface(void) { return &wp_viewport_interface; }
 /* presentation-time: wp_presentation (bound from the registry). */
 static inline const struct wl_interface *wlx_presentation_interface(void) { return &wp_presentation_interface; }
-/* presentation-time: wp_presentation_feedback (created per commit). */
-static inline const struct wl_interface *wlx_presentation_feedback_interface(void) { return &wp_presentation_feedback_interface; }
 /* fractional-scale: wp_fractional_scale_manager_v1 (bound from the registry). */
 static inline const struct wl_interface *wlx_fractional_scale_manager_interface(void) { return &wp_fractional_scale_manager_v1_interface; }
-/* fractional-scale: wp_fractional_scale_v1 (created per surface). */
-static inline const struct wl_interface *wlx_fractional_scale_interface(void) { return &wp_fractional_scale_v1_interface; }
 /* wlr-foreign-toplevel: zwlr_foreign_toplevel_manager_v1 (bound from the registry). */
 static inline const struct wl_interface *wlx_foreign_toplevel_manager_interface(void) { return &zwlr_foreign_toplevel_manager_v1_interface; }
-/* wlr-foreign-toplevel: zwlr_foreign_toplevel_handle_v1 (created by the manager's toplevel event). */
-static inline const struct wl_interface *wlx_foreign_toplevel_handle_interface(void) { return &zwlr_foreign_toplevel_handle_v1_interface; }
 
 /* ---- Macro shims ---- */
 

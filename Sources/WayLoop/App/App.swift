@@ -1,4 +1,4 @@
-// The shell: owns the Wayland connection, every proxy, EGL and GL (main thread), one Video per
+// The shell: owns the Wayland connection, every proxy, EGL and GL (main thread), one Clip per
 // distinct file (each with its decoder thread) and one Wallpaper per output that has a video.
 // Listeners only record; drawing happens in `tick`, after dispatch.
 import CSystem
@@ -30,7 +30,7 @@ final class App {
     var heads: [UInt32: Head] = [:]
     /// Running decoders, one per distinct file that an output shows or is about to show (or,
     /// at start-up, that the command line names, so that every file is checked first).
-    var videos: [String: Video] = [:]
+    var videos: [String: Clip] = [:]
     /// Files that cannot be played, and why.
     var failedVideos: [String: VideoError] = [:]
     /// Requests answered once the videos they opened are ready or failed.
@@ -305,7 +305,7 @@ final class App {
     var maxPictureSize: Int? { gl?.renderer.maxTextureSize ?? (shm != nil ? ShmDevice.maxPictureSize : nil) }
 
     func startVideo(_ path: String) -> Bool {
-        guard let v = Video(path: path, queueFrames: queueFrames, cacheBudget: options.cacheMB << 20, wakeup: wakeup,
+        guard let v = Clip(path: path, queueFrames: queueFrames, cacheBudget: options.cacheMB << 20, wakeup: wakeup,
                             maxTextureSize: maxPictureSize, decoderThreads: decoderThreads, log: log.scoped("video")) else {
             log.error("cannot start a decoder thread: \(Sys.errnoText())")
             return false
@@ -394,9 +394,9 @@ final class App {
     }
 
     /// Stops a decoder (set, wake, join) and frees what the renderer kept of it.
-    func stopVideo(_ v: Video) {
-        v.textures = nil
-        v.shm = nil
+    func stopVideo(_ v: Clip) {
+        gl?.forget(v.path)
+        shm?.forget(v.path)
         v.stop()
         videos[v.path] = nil
     }
@@ -410,10 +410,10 @@ final class App {
         for h in heads.values { h.dropSurface() }
         gl?.releaseSurfaces()
         for v in videos.values {
-            v.textures = nil
-            v.shm = nil
+            gl?.forget(v.path)
+            shm?.forget(v.path)
+            v.stop()
         }
-        for v in videos.values { v.stop() }
         videos.removeAll()
         gl = nil
         shm = nil

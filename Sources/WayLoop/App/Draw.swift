@@ -52,7 +52,7 @@ extension App {
         }
         for v in videos.values { v.regrowIfDue(now: now) }
         for h in heads.values { draw(h, now: now) }
-        for v in videos.values { v.shm?.trim(before: now - 2 * .nanosPerSecond) }
+        shm?.trim(before: now - 2 * .nanosPerSecond)
     }
 
     private func draw(_ h: Head, now: Nanos) {
@@ -82,9 +82,9 @@ extension App {
                 v.restart()
             }
             if !h.drawPaused || v.current == nil { _ = v.advance(now: now) }  // once per tick, however many outputs show it
-            guard let frame = v.current, s.needsRedraw || s.shownSerial != v.serial else { return }
+            guard let frame = v.current, let picture = v.picture, s.needsRedraw || s.shownSerial != v.serial else { return }
             let shared = sharesPicture(v, size: s.bufferSize)
-            try sink.present(v, frame: frame.payload.frame, settings: settings, on: s, shared: shared) {
+            try sink.present(picture, settings: settings, on: s, shared: shared) {
                 trace?.committing(output: h.id, name: h.name, surface: s.surface, frame: frame, at: now)
             }
             s.didDraw(serial: v.serial)
@@ -96,13 +96,13 @@ extension App {
 
     /// Two or more outputs show `v` on buffers of its display size: one GL conversion serves
     /// all (the shm sink shares by its own key, whatever the size).
-    private func sharesPicture(_ v: Video, size: Size) -> Bool {
-        guard gl != nil, let t = v.textures, (v.info?.orientation ?? .upright).displaySize(t.size) == size else { return false }
+    private func sharesPicture(_ v: Clip, size: Size) -> Bool {
+        guard let t = gl?.textures[v.path], (v.info?.orientation ?? .upright).displaySize(t.size) == size else { return false }
         return heads.values.filter { $0.surface?.bufferSize == size && $0.drawn?.video == v.path }.count >= 2
     }
 
     /// No output showing `v` can take a frame: all hidden, covered or paused for a reason.
-    func isHidden(_ v: Video) -> Bool {
+    func isHidden(_ v: Clip) -> Bool {
         !heads.values.contains { $0.canTakeFrame && $0.drawn?.video == v.path }
     }
 }

@@ -1,10 +1,11 @@
-// One distinct video as the main thread sees it: its decoder thread, the frame on screen, the
-// playback clock and the textures every output showing it draws from. Main thread only.
+// A clip: one distinct video file as the main thread sees it: its decoder thread (and loop
+// cache), the frame on screen and the playback clock. No renderer resources: the sinks keep
+// those, by clip path, and draw the `Picture` it hands them. Main thread only.
 import CSystem
 import Glibc
 import WayLoopCore
 
-final class Video {
+final class Clip {
     let path: String
     private var channel: FrameChannel
     private var thread: WorkerThread?
@@ -29,11 +30,6 @@ final class Video {
     private(set) var dropped = 0
     private var lastAdvance: Nanos = -1
     private var anchored = false
-    /// The textures holding `current`, uploaded when `uploadedSerial` lags `serial`.
-    var textures: VideoTextures?
-    /// The shm renderer's converted pictures of `current` (per buffer size and settings).
-    var shm: ShmPictures?
-    var uploadedSerial: UInt64 = 0
 
     private let decoderThreads: Int
 
@@ -85,8 +81,8 @@ final class Video {
         restart()
     }
 
-    /// Frees the decoder and every decoded frame; the picture stays in the textures (and on
-    /// screen). `restart` decodes again from the start of the clip.
+    /// Frees the decoder and every decoded frame; the picture stays in the sinks' resources (and
+    /// on screen). `restart` decodes again from the start of the clip.
     func release() {
         stop()
         channel.purge()
@@ -178,5 +174,12 @@ final class Video {
         thread = nil
         if let c = current { channel.recycle(c.payload) }
         current = nil
+    }
+}
+
+extension Clip {
+    /// The frame on screen, as the sinks take it.
+    var picture: Picture? {
+        current.map { Picture(frame: $0.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright) }
     }
 }

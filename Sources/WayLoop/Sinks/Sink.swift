@@ -18,9 +18,9 @@ protocol Sink: AnyObject {
     var canDraw: Bool { get }
     /// Fills the whole surface with one colour and commits.
     func present(colour: RGB, on surface: LayerSurface) throws(SinkError)
-    /// Draws `frame` of `video` with `settings` and commits; requests the frame callback and
-    /// calls `beforeCommit` just before the commit. `shared`: other outputs of this size show
-    /// the same video (a sink may convert once for all of them).
-    func present(_ video: Video, frame: UnsafeMutablePointer<AVFrame>, settings: OutputSettings, on surface: LayerSurface,
-                 shared: Bool, beforeCommit: () -> Void) throws(SinkError)
+    /// Draws `picture` with `settings` and commits; requests the frame callback and calls
+    /// `beforeCommit` just before the commit. `shared`: other outputs of this size show the
+    /// same clip (a sink may convert once for all of them).
+    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool,
+                 beforeCommit: () -> Void) throws(SinkError)
 }

@@ -148,37 +148,29 @@ final class GLRenderer {
 
     /// Uploads a frame into `textures` (reallocating only when the size changes). No heap
     /// allocation here in the steady state: it runs once per video frame.
-    func upload(_ frame: UnsafeMutablePointer<AVFrame>, into textures: VideoTextures) {
-        guard let layout = PlaneLayout(frame: frame) else { return }
-        let f = frame.pointee
-        let w = Int(f.width), h = Int(f.height)
-        let cw = -((-w) >> Int(layout.chromaShiftX)), ch = -((-h) >> Int(layout.chromaShiftY))
-        textures.size = Size(width: w, height: h)
+    func upload(_ picture: Picture, into textures: VideoTextures) {
+        guard let layout = picture.layout else { return }
+        let f = picture.frame.pointee
+        let size = picture.size
+        let cw = -((-size.width) >> Int(layout.chromaShiftX)), ch = -((-size.height) >> Int(layout.chromaShiftY))
+        textures.size = size
         textures.uploads &+= 1
         let colour = (f.colorspace.rawValue, f.color_range.rawValue, layout.impliesFullRange)
         if textures.colourKey.map({ $0 != colour }) ?? true {
             textures.colourKey = colour
-            textures.conversion = YUVConversion(frame: frame, layout: layout)
+            textures.conversion = YUVConversion(frame: picture.frame, layout: layout)
         }
-        withUnsafePointer(to: f.data) { dataTuple in
-            withUnsafePointer(to: f.linesize) { lineTuple in
-                dataTuple.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { data in
-                    lineTuple.withMemoryRebound(to: Int32.self, capacity: 8) { lines in
-                        uploadPlane(0, of: textures, size: Size(width: w, height: h), internalFormat: GL_R8,
-                                    format: GLenum(GL_RED), rowLength: lines[0], data: UnsafeRawPointer(data[0]))
-                        let chroma = Size(width: cw, height: ch)
-                        if layout.semiPlanar {
-                            uploadPlane(1, of: textures, size: chroma, internalFormat: GL_RG8, format: GLenum(GL_RG),
-                                        rowLength: lines[1] / 2, data: UnsafeRawPointer(data[1]))
-                        } else if let u = data[1], let v = data[2] {
-                            let packed = interleave(u: u, uStride: Int(lines[1]), v: v, vStride: Int(lines[2]),
-                                                    size: chroma, into: textures)
-                            uploadPlane(1, of: textures, size: chroma, internalFormat: GL_RG8, format: GLenum(GL_RG),
-                                        rowLength: Int32(cw), data: UnsafeRawPointer(packed))
-                        }
-                    }
-                }
-            }
+        let (y, yLine) = picture.plane(0), (u, uLine) = picture.plane(1)
+        uploadPlane(0, of: textures, size: size, internalFormat: GL_R8, format: GLenum(GL_RED), rowLength: Int32(yLine),
+                    data: UnsafeRawPointer(y))
+        let chroma = Size(width: cw, height: ch)
+        if layout.semiPlanar {
+            uploadPlane(1, of: textures, size: chroma, internalFormat: GL_RG8, format: GLenum(GL_RG), rowLength: Int32(uLine / 2),
+                        data: UnsafeRawPointer(u))
+        } else if let u, case let (v?, vLine) = picture.plane(2) {
+            let packed = interleave(u: u, uStride: uLine, v: v, vStride: vLine, size: chroma, into: textures)
+            uploadPlane(1, of: textures, size: chroma, internalFormat: GL_RG8, format: GLenum(GL_RG), rowLength: Int32(cw),
+                        data: UnsafeRawPointer(packed))
         }
         glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
     }

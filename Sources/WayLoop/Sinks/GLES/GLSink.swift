@@ -7,7 +7,10 @@ import WayLoopCore
 
 /// What every GL sink shares: the EGL display and context, and the renderer (program, quad).
 final class GLDevice {
-    /// Declared before `egl`: the program and buffers go while the context still exists.
+    /// Each clip's textures (by path), uploaded once per frame serial for every output.
+    /// Declared first: textures, then the program, go while the context still exists.
+    private(set) var textures: [String: VideoTextures] = [:]
+    private var uploaded: [String: UInt64] = [:]
     let renderer: GLRenderer
     let egl: EGL
     /// GL_RENDERER (for the log line and the auto choice).
@@ -27,6 +30,23 @@ final class GLDevice {
     /// Before the textures and the context go: no surface current.
     func releaseSurfaces() {
         eglMakeCurrent(egl.display, wlx_egl_no_surface(), wlx_egl_no_surface(), egl.context)
+    }
+
+    /// The textures holding `picture`, uploading it if this serial is not up yet.
+    func textures(for picture: Picture) -> VideoTextures {
+        let t = textures[picture.clip] ?? VideoTextures()
+        textures[picture.clip] = t
+        if uploaded[picture.clip] != picture.serial {
+            renderer.upload(picture, into: t)
+            uploaded[picture.clip] = picture.serial
+        }
+        return t
+    }
+
+    /// A clip nobody shows any more: its textures go.
+    func forget(_ clip: String) {
+        textures[clip] = nil
+        uploaded[clip] = nil
     }
 }
 
@@ -76,16 +96,11 @@ final class GLSink: Sink {
         try swap(s)
     }
 
-    func present(_ video: Video, frame: UnsafeMutablePointer<AVFrame>, settings: OutputSettings, on surface: LayerSurface,
-                 shared: Bool, beforeCommit: () -> Void) throws(SinkError) {
+    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool,
+                 beforeCommit: () -> Void) throws(SinkError) {
         let s = try makeCurrent()
-        if video.uploadedSerial != video.serial || video.textures == nil {
-            if video.textures == nil { video.textures = VideoTextures() }
-            device.renderer.upload(frame, into: video.textures!)
-            video.uploadedSerial = video.serial
-        }
-        device.renderer.draw(video.textures!, orientation: video.info?.orientation ?? .upright, buffer: surface.bufferSize,
-                             settings: settings, shared: shared)
+        let t = device.textures(for: picture)
+        device.renderer.draw(t, orientation: picture.orientation, buffer: surface.bufferSize, settings: settings, shared: shared)
         // Before eglSwapBuffers, which commits.
         surface.requestFrame()
         beforeCommit()

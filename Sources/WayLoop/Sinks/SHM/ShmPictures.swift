@@ -19,6 +19,8 @@ final class ShmDevice {
     static let maxPictureSize = 16384
     /// Bumped by every wl_buffer.release: a sink that found no free buffer draws again after one.
     private(set) var releases: UInt64 = 0
+    /// Each clip's converted pictures, by path.
+    private var pictures: [String: ShmPictures] = [:]
 
     init(shm: OpaquePointer) {
         self.shm = shm
@@ -33,6 +35,19 @@ final class ShmDevice {
         }
     }
 
+    func pictures(of clip: String) -> ShmPictures {
+        if let p = pictures[clip] { return p }
+        let p = ShmPictures()
+        pictures[clip] = p
+        return p
+    }
+
+    /// A clip nobody shows any more: its buffers go.
+    func forget(_ clip: String) { pictures[clip] = nil }
+
+    /// Frees what no output has asked for since `before` (ShmPictures.trim).
+    func trim(before: Nanos) { for p in pictures.values { p.trim(before: before) } }
+
     func makeBuffer(_ size: Size) throws(SinkError) -> ShmBuffer {
         let b = try ShmBuffer(shm: shm, size: size, format: format)
         b.onRelease = { [unowned self] in self.releases &+= 1 }
@@ -40,7 +55,7 @@ final class ShmDevice {
     }
 }
 
-/// One video's converted pictures, per buffer size and settings. Owned by the Video.
+/// One clip's converted pictures, per buffer size and settings. Kept by the ShmDevice.
 final class ShmPictures {
     struct Key: Equatable {
         /// The buffer's size, in the video's stored orientation.
@@ -68,10 +83,10 @@ final class ShmPictures {
     static let ringLimit = 3
     private var entries: [Entry] = []
 
-    /// The buffer holding frame `serial` converted for `key`, converting it now if no output
-    /// has yet. Nil when every buffer is still the compositor's (draw after a release).
-    func buffer(for key: Key, serial: UInt64, frame: UnsafeMutablePointer<AVFrame>, device: ShmDevice,
-                now: Nanos) throws(SinkError) -> ShmBuffer? {
+    /// The buffer holding `picture` converted for `key`, converting it now if no output has
+    /// yet. Nil when every buffer is still the compositor's (draw after a release).
+    func buffer(for key: Key, picture: Picture, device: ShmDevice, now: Nanos) throws(SinkError) -> ShmBuffer? {
+        let serial = picture.serial
         let entry: Entry
         if let e = entries.first(where: { $0.key == key }) { entry = e } else {
             entry = Entry(key: key, now: now)
@@ -80,7 +95,7 @@ final class ShmPictures {
         entry.lastUsed = now
         if entry.serial == serial, let c = entry.current { return c }
         guard let target = try freeBuffer(entry, device: device) else { return nil }
-        try entry.converter.convert(frame, into: target, key: key, pixelFormat: device.pixelFormat)
+        try entry.converter.convert(picture, into: target, key: key, pixelFormat: device.pixelFormat)
         entry.current = target
         entry.serial = serial
         return target
@@ -107,7 +122,6 @@ final class ShmPictures {
         entries.removeAll { e in e.lastUsed < before && !(e.current?.busy ?? false) }
     }
 
-    var bytes: Int { entries.reduce(0) { $0 + $1.ring.reduce(0) { $0 + $1.bytes } } }
 }
 
 /// libswscale from a decoded frame into a buffer, per ShmLayout. One per entry (its context
@@ -123,13 +137,12 @@ final class ShmConverter {
 
     deinit { sws_freeContext(context) }
 
-    func convert(_ frame: UnsafeMutablePointer<AVFrame>, into buffer: ShmBuffer, key: ShmPictures.Key,
-                 pixelFormat: AVPixelFormat) throws(SinkError) {
-        guard let planes = PlaneLayout(frame: frame) else {
-            throw SinkError("pixel format \(frame.pointee.format) reached the shm sink unconverted")
+    func convert(_ picture: Picture, into buffer: ShmBuffer, key: ShmPictures.Key, pixelFormat: AVPixelFormat) throws(SinkError) {
+        guard let planes = picture.layout else {
+            throw SinkError("pixel format \(picture.frame.pointee.format) reached the shm sink unconverted")
         }
-        let f = frame.pointee
-        let layout = ShmLayout.compute(video: Size(width: Int(f.width), height: Int(f.height)), buffer: buffer.size, mode: key.mode)
+        let format = picture.frame.pointee.format
+        let layout = ShmLayout.compute(video: picture.size, buffer: buffer.size, mode: key.mode)
         guard !layout.source.isEmpty, !layout.destination.isEmpty else { return }
         // A crop that starts between two chroma samples (an odd luma column or row of 4:2:0)
         // converts from the sample before it, one pixel more, into one pixel before the
@@ -156,16 +169,16 @@ final class ShmConverter {
         // on every row. Unscaled conversions (the common case) are right either way.
         let scaled = src.width != dst.width || src.height != dst.height
         let flags = avx_sws_bilinear() | (scaled && key.dim > 0 ? avx_sws_full_chroma() : 0)
-        let wanted = [Int32(src.width), Int32(src.height), f.format, Int32(dst.width), Int32(dst.height), pixelFormat.rawValue, flags]
+        let wanted = [Int32(src.width), Int32(src.height), format, Int32(dst.width), Int32(dst.height), pixelFormat.rawValue, flags]
         if wanted != contextKey || context == nil {
             sws_freeContext(context)
-            context = sws_getContext(wanted[0], wanted[1], AVPixelFormat(rawValue: f.format), wanted[3], wanted[4], pixelFormat,
+            context = sws_getContext(wanted[0], wanted[1], AVPixelFormat(rawValue: format), wanted[3], wanted[4], pixelFormat,
                                      flags, nil, nil, nil)
             contextKey = wanted
             colourApplied = nil
         }
         guard let context else { throw SinkError("libswscale cannot convert \(src.width)x\(src.height) to \(dst.width)x\(dst.height)") }
-        let colour = FrameColour(frame: frame, layout: planes)
+        let colour = picture.colour(planes)
         if colourApplied.map({ $0.0 != colour || $0.1 != key.dim }) ?? true {
             applyColour(colour, dim: key.dim, to: context)
             colourApplied = (colour, key.dim)
@@ -173,23 +186,15 @@ final class ShmConverter {
         // Source planes moved to the crop's origin (chroma: the sample at or before it).
         var srcData: [UnsafePointer<UInt8>?] = [nil, nil, nil, nil]
         var srcStride: [Int32] = [0, 0, 0, 0]
-        withUnsafePointer(to: f.data) { dp in
-            withUnsafePointer(to: f.linesize) { lp in
-                dp.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { data in
-                    lp.withMemoryRebound(to: Int32.self, capacity: 8) { lines in
-                        let count = planes.semiPlanar ? 2 : 3
-                        for p in 0..<count {
-                            guard let base = data[p] else { continue }
-                            let chroma = p > 0
-                            let x = chroma ? src.x >> Int(planes.chromaShiftX) : src.x
-                            let y = chroma ? src.y >> Int(planes.chromaShiftY) : src.y
-                            let bytesPerSample = chroma && planes.semiPlanar ? 2 : 1
-                            srcData[p] = UnsafePointer(base + y * Int(lines[p]) + x * bytesPerSample)
-                            srcStride[p] = lines[p]
-                        }
-                    }
-                }
-            }
+        for p in 0..<(planes.semiPlanar ? 2 : 3) {
+            let (base, line) = picture.plane(p)
+            guard let base else { continue }
+            let chroma = p > 0
+            let x = chroma ? src.x >> Int(planes.chromaShiftX) : src.x
+            let y = chroma ? src.y >> Int(planes.chromaShiftY) : src.y
+            let bytesPerSample = chroma && planes.semiPlanar ? 2 : 1
+            srcData[p] = UnsafePointer(base + y * line + x * bytesPerSample)
+            srcStride[p] = Int32(line)
         }
         var dstData: [UnsafeMutablePointer<UInt8>?] = [
             (buffer.data + dst.y * buffer.stride + dst.x * 4).assumingMemoryBound(to: UInt8.self), nil, nil, nil,

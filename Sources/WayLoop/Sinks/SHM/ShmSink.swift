@@ -33,16 +33,15 @@ final class ShmSink: Sink {
         wl_surface_commit(surface.surface)
     }
 
-    func present(_ video: Video, frame: UnsafeMutablePointer<AVFrame>, settings: OutputSettings, on surface: LayerSurface,
-                 shared: Bool, beforeCommit: () -> Void) throws(SinkError) {
-        let orientation = video.info?.orientation ?? .upright
+    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool,
+                 beforeCommit: () -> Void) throws(SinkError) {
+        let orientation = picture.orientation
         let transform = BufferTransform.forOrientation(orientation)
         // The buffer in stored orientation: a quarter turn swaps its sides.
         let b = surface.bufferSize
         let size = orientation.rotation % 180 == 0 ? b : Size(width: b.height, height: b.width)
         let key = ShmPictures.Key(size: size, mode: settings.mode, color: settings.color, dim: settings.dim)
-        if video.shm == nil { video.shm = ShmPictures() }
-        guard let buffer = try video.shm!.buffer(for: key, serial: video.serial, frame: frame, device: device, now: Sys.now()) else {
+        guard let buffer = try device.pictures(of: picture.clip).buffer(for: key, picture: picture, device: device, now: Sys.now()) else {
             blockedAt = device.releases
             throw SinkError.waiting
         }
