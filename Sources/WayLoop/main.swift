@@ -2,6 +2,12 @@
 import Glibc
 import WayLoopCore
 
+// Before anything opens a file: fds 0, 1 and 2 open (on /dev/null where closed), so that no
+// lock file or socket becomes "stderr"; and a closed pipe costs a write's EPIPE, never the
+// process (SIGPIPE).
+Sys.ensureStandardDescriptors()
+signal(SIGPIPE, SIG_IGN)
+
 let log: Logger
 let status: ExitStatus
 switch Result(catching: { () throws(UsageError) -> Command in try OptionParser.parse(Array(CommandLine.arguments.dropFirst())) }) {

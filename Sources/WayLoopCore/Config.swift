@@ -47,7 +47,9 @@ public enum ConfigFile {
 
         func fail(_ reason: String) -> ConfigError { ConfigError(file: path, line: lineNumber, reason: reason) }
 
-        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+        // A UTF-8 byte-order mark (some Windows editors write one) is not part of the first key.
+        let body = text.hasPrefix("\u{feff}") ? Substring(text.dropFirst()) : Substring(text)
+        for raw in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             let line = stripComment(raw).trimmed
             if line.isEmpty { continue }

@@ -32,7 +32,8 @@ public struct RGB: Equatable, Sendable, CustomStringConvertible {
     public init?(hex: String) {
         var s = Substring(hex)
         if s.hasPrefix("#") { s = s.dropFirst() }
-        guard s.count == 6, let v = UInt32(s, radix: 16) else { return nil }
+        // Six hex digits exactly: UInt32(radix:) alone would take "+fffff" and "-00000".
+        guard s.count == 6, s.allSatisfy(\.isHexDigit), let v = UInt32(s, radix: 16) else { return nil }
         self.init(red: UInt8(v >> 16), green: UInt8((v >> 8) & 0xff), blue: UInt8(v & 0xff))
     }
     public var description: String {
@@ -59,7 +60,7 @@ public enum Fallback: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Which outputs an entry applies to.
-public enum OutputSelector: Equatable, Sendable {
+public enum OutputSelector: Hashable, Sendable {
     case all
     /// A connector name (`DP-1`) or an output description, matched like sway's `output` command.
     case named(String)
@@ -326,6 +327,7 @@ public enum OptionParser {
             case "-V", "--version": return .version
             case "-o", "--output":
                 let name = try value(arg)
+                guard !name.isEmpty else { throw .badValue(option: arg, value: name, expected: "an output name (DP-1, \"Make Model Serial\") or '*'") }
                 flush()
                 current = OutputEntry(selector: name == "*" ? .all : .named(name))
                 scoped = true

@@ -88,3 +88,28 @@ public enum EntrySettings {
         }
     }
 }
+
+extension OutputEntry {
+    /// The fields this entry sets (video and every table setting), by name.
+    var fieldsSet: Set<String> {
+        var f = Set(EntrySettings.all.filter { $0.value(in: self) != nil }.map(\.key))
+        if video != nil { f.insert("video") }
+        if renderer != nil { f.insert("renderer") }
+        return f
+    }
+
+    /// Which of `entries` still matter: an entry is dropped when later entries with the same
+    /// selector set every field it sets (issue 12: 20 000 `ctl set -m …` must not make a list
+    /// of 20 000 overrides). Order is kept; what `Options.settings` computes does not change.
+    public static func unshadowed(_ entries: [OutputEntry]) -> [Bool] {
+        var keep = Array(repeating: true, count: entries.count)
+        var later: [OutputSelector: Set<String>] = [:]
+        for i in entries.indices.reversed() {
+            let e = entries[i], fields = e.fieldsSet
+            let covered = later[e.selector, default: []]
+            if !fields.isEmpty && fields.isSubset(of: covered) { keep[i] = false }
+            later[e.selector, default: []].formUnion(fields)
+        }
+        return keep
+    }
+}

@@ -206,3 +206,57 @@ final class HandOverTests: XCTestCase {
         XCTAssertEqual(Options.unappliable(running: try run(["a.mp4"]), incoming: try run(["--renderer", "auto", "a.mp4"])), [])
     }
 }
+
+/// Issue 12: values that looked like what they are not.
+final class HostileValueTests: XCTestCase {
+    func testColoursAreSixHexDigits() {
+        for bad in ["+fffff", "-00000", " fffff", "fffff ", "0x1234", "#+fffff", "ffffff0", ""] {
+            XCTAssertNil(RGB(hex: bad), bad)
+        }
+        XCTAssertEqual(RGB(hex: "#A0b0C0"), RGB(red: 0xa0, green: 0xb0, blue: 0xc0))
+        XCTAssertThrowsError(try OptionParser.parse(["-c", "+fffff", "v.mp4"])) {
+            XCTAssertEqual("\($0)", "option '-c': '+fffff' is not a colour RRGGBB")
+        }
+    }
+
+    func testAnEmptyOutputNameIsAUsageError() {
+        XCTAssertThrowsError(try OptionParser.parse(["-o", "", "-i", "v.mp4"])) {
+            XCTAssertTrue("\($0)".hasPrefix("option '-o': '' is not an output name"), "\($0)")
+        }
+    }
+
+    func testAConfigFileMayStartWithAByteOrderMark() throws {
+        let entries = try ConfigFile.parse("\u{feff}video = /v/a.mp4\nmode = fit\n", path: "/c/config", home: nil)
+        XCTAssertEqual(entries, [OutputEntry(selector: .all, video: "/v/a.mp4", mode: .fit)])
+        // Only at the very start: anywhere else it is part of a key.
+        XCTAssertThrowsError(try ConfigFile.parse("video = /v/a.mp4\n\u{feff}mode = fit\n", path: "/c/config", home: nil))
+    }
+}
+
+final class OverrideCompactionTests: XCTestCase {
+    /// Dropping shadowed overrides never changes what an output gets, and bounds the list.
+    func testShadowedEntriesGo() {
+        let dp1 = OutputSelector.named("DP-1")
+        var entries: [OutputEntry] = [OutputEntry(selector: .all, video: "/v/a.mp4")]
+        for i in 0..<2000 {
+            entries.append(i % 2 == 0 ? OutputEntry(selector: .all, mode: .fit) : OutputEntry(selector: .all, dim: Double(i % 10) / 10))
+            entries.append(OutputEntry(selector: dp1, color: RGB(red: UInt8(i % 256), green: 0, blue: 0)))
+        }
+        entries.append(OutputEntry(selector: dp1, video: "/v/b.mp4", mode: .center))
+        let keep = OutputEntry.unshadowed(entries)
+        let kept = zip(entries, keep).filter(\.1).map(\.0)
+        XCTAssertLessThanOrEqual(kept.count, 5, "\(kept)")
+        var before = Options(), after = Options()
+        before.entries = entries
+        after.entries = kept
+        for name in ["DP-1", "HDMI-A-1"] {
+            XCTAssertEqual(before.settings(forOutput: name), after.settings(forOutput: name), name)
+        }
+        // An entry with a field nobody sets later stays; an empty one stays.
+        XCTAssertEqual(OutputEntry.unshadowed([OutputEntry(selector: .all, video: "/a", mode: .fit),
+                                               OutputEntry(selector: .all, mode: .fill),
+                                               OutputEntry(selector: dp1)]), [true, true, true])
+        XCTAssertEqual(OutputEntry.unshadowed([OutputEntry(selector: .all, mode: .fit), OutputEntry(selector: dp1, mode: .fill),
+                                               OutputEntry(selector: .all, mode: .fill)]), [false, true, true])
+    }
+}

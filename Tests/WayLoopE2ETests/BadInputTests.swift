@@ -126,4 +126,105 @@ final class BadInputTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(notices.count, 1, "the clip should exercise a decode error: \(w.stderr)")
         XCTAssertLessThanOrEqual(notices.count, 3, "\(notices)")
     }
+
+    // MARK: Issue 12: a hostile environment
+
+    /// No runtime directory: one line naming it (not libwayland's line and ours), exit 3.
+    func testRuntimeDirectoryMissingOrUnset() throws {
+        var env = try env()
+        env["XDG_RUNTIME_DIR"] = nil
+        try expectFailure([Repo.clip("grid.mp4")], env: env, status: 3, mentions: ["XDG_RUNTIME_DIR is not set"])
+        env["XDG_RUNTIME_DIR"] = "/nonexistent/runtime"
+        try expectFailure([Repo.clip("grid.mp4")], env: env, status: 3, mentions: ["XDG_RUNTIME_DIR='/nonexistent/runtime'"])
+    }
+
+    /// /proc files say size 0 but have text: not "empty", not a video.
+    func testAProcFileIsNotAVideo() throws {
+        try expectFailure(["/proc/cpuinfo"], env: try env(), status: 5, mentions: ["/proc/cpuinfo", "not a playable video"])
+    }
+
+    /// --trace-frames on a FIFO would block the main loop: refused, one line, exit 2.
+    func testATraceFIFOIsRefused() throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-fifo-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: fifo)
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        defer { try? FileManager.default.removeItem(atPath: fifo) }
+        try expectFailure(["--trace-frames", fifo, Repo.clip("grid.mp4")], env: try env(), status: 2, mentions: [fifo, "trace"])
+    }
+
+    /// A stderr pipe whose reader has gone costs the logs, never the wallpaper (no SIGPIPE);
+    /// with fd 2 closed at start, nothing is written into the lock file.
+    func testABrokenOrClosedStderrIsHarmless() throws {
+        let env = try env()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-stderr-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let output = try Self.shared!.get().outputs[0]
+        func ctl(_ args: [String]) -> ShellResult { Shell.run([Repo.binary, "ctl"] + args, env: env, timeout: 20) }
+        func playing() -> Bool {
+            Wait.until(timeout: 20) { ctl(["status"]).stdout.contains("\(output): playing") }
+        }
+        // 1. stderr into a pipe whose reader exits after one byte; -v logs a line per request.
+        let status1 = dir + "/pipe-status"
+        let piped = try XCTUnwrap(Child(["/bin/bash", "-c", #"set -o pipefail; "$0" -v "$1" 2>&1 >/dev/null | head -c 1 >/dev/null; echo "${PIPESTATUS[0]}" > "$2""#,
+                                          Repo.binary, Repo.clip("grid.mp4"), status1], env: env, stdout: "/dev/null", stderr: dir + "/sh.err"))
+        XCTAssertTrue(playing(), "not playing with a piped stderr")
+        for _ in 0..<20 { XCTAssertEqual(ctl(["status"]).status, 0) }
+        XCTAssertEqual(ctl(["quit"]).status, 0)
+        XCTAssertEqual(piped.wait(timeout: 20), 0)
+        XCTAssertEqual((try? String(contentsOfFile: status1, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines), "0",
+                       "wayloop's exit status with a broken stderr pipe (141 = killed by SIGPIPE)")
+        // 2. fd 2 closed: the lock file (opened first) must not become stderr.
+        let closed = try XCTUnwrap(Child(["/bin/bash", "-c", #"exec 2>&-; exec "$0" -v "$1""#, Repo.binary, Repo.clip("grid.mp4")],
+                                          env: env, stdout: "/dev/null", stderr: dir + "/unused"))
+        XCTAssertTrue(playing(), "not playing with fd 2 closed")
+        let lock = env["XDG_RUNTIME_DIR"]! + "/wayloop-" + env["WAYLAND_DISPLAY"]! + ".lock"
+        XCTAssertEqual(ctl(["status"]).status, 0)
+        let text = (try? String(contentsOfFile: lock, encoding: .utf8)) ?? ""
+        XCTAssertFalse(text.contains("wayloop:"), "log lines went into the lock file: \(text)")
+        XCTAssertEqual(ctl(["quit"]).status, 0)
+        XCTAssertEqual(closed.wait(timeout: 20), 0)
+    }
+
+    /// A socket that accepts but never answers, and one that answers garbage: start-up gives up
+    /// with one line naming the socket (exit 3), and SIGTERM while it waits stops it (exit 0).
+    func testSilentAndGarbageSockets() throws {
+        var env = try env()
+        let runtime = env["XDG_RUNTIME_DIR"]!
+        let server = #"""
+        import socket, sys, os, time
+        path, mode = sys.argv[1], sys.argv[2]
+        try: os.unlink(path)
+        except FileNotFoundError: pass
+        s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(8)
+        open(path + ".ready", "w").close()
+        end = time.time() + 60
+        conns = []
+        s.settimeout(0.5)
+        while time.time() < end:
+            try:
+                c, _ = s.accept(); conns.append(c)
+                open(path + ".conn", "w").close()
+                if mode == "garbage": c.sendall(os.urandom(4096))
+            except socket.timeout: pass
+        """#
+        for mode in ["silent", "garbage"] {
+            let name = "wayloop-test-\(mode)-\(getpid())"
+            let path = runtime + "/" + name
+            let srv = try XCTUnwrap(Child(["/usr/bin/python3", "-c", server, path, mode], env: env, stdout: "/dev/null", stderr: "/dev/null"))
+            defer { kill(srv.pid, SIGKILL); _ = srv.wait(timeout: 5); unlink(path); unlink(path + ".ready"); unlink(path + ".conn") }
+            XCTAssertTrue(Wait.until(timeout: 10) { FileManager.default.fileExists(atPath: path + ".ready") }, "the \(mode) server did not start")
+            env["WAYLAND_DISPLAY"] = name
+            let t0 = Date()
+            try expectFailure([Repo.clip("grid.mp4")], env: env, status: 3, mentions: [name])
+            XCTAssertLessThan(Date().timeIntervalSince(t0), 15, "\(mode): start-up took too long to give up")
+            // SIGTERM while it waits for the silent one: a clean stop.
+            if mode == "silent" {
+                unlink(path + ".conn")
+                let w = try Wayloop([Repo.clip("grid.mp4")], env: env)
+                XCTAssertTrue(Wait.until(timeout: 5) { FileManager.default.fileExists(atPath: path + ".conn") }, "never connected")
+                XCTAssertEqual(w.stop(signal: SIGTERM, timeout: 3), 0, "SIGTERM during start-up: \(w.stderr)")
+            }
+        }
+    }
 }

@@ -177,6 +177,15 @@ final class CtlTests: XCTestCase {
             m.close()
         }
         XCTAssertTrue(w.isRunning, w.stderr)
+        // 40 idle connections (more than the 32 it keeps): `wayloop ctl` still gets through,
+        // the oldest idle one is closed with a reason (issue 12).
+        let idle = try (0..<40).map { _ in try SocketClient(path: socketPath) }
+        defer { idle.forEach { $0.close() } }
+        let st1 = try ctl(["status"])
+        XCTAssertEqual(st1.status, 0, "ctl locked out by idle connections: \(st1.stderr)")
+        let evicted = try idle[0].readJSON()
+        XCTAssertEqual(evicted["kind"] as? String, "busy", "\(evicted)")
+        XCTAssertTrue((evicted["error"] as? String ?? "").contains("idle the longest"), "\(evicted)")
         // The socket is the owner's alone.
         var st = stat()
         XCTAssertEqual(stat(socketPath, &st), 0)

@@ -91,6 +91,12 @@ final class App {
             }
         }
         if options.allVideos.allSatisfy({ failed[$0] != nil }) && !options.hasFallbackColor { return .badVideo }
+        // The Wayland socket lives in XDG_RUNTIME_DIR (unless WAYLAND_DISPLAY is a path): say so in
+        // one line, before libwayland prints its own.
+        if let problem = Sys.runtimeDirectoryProblem {
+            log.scoped("wayland").error(problem)
+            return .noCompositor
+        }
         // One instance per display: a second start hands its arguments over (so that
         // `exec_always wayloop ...` in a sway config never stacks processes).
         var taken: InstanceLock?
@@ -212,15 +218,9 @@ final class App {
         registry.wantsToplevels = true
         // Two roundtrips: the globals, then the first events of the outputs bound in the first
         // (and their xdg-output names, when the manager came after them in the registry).
-        guard wl_display_roundtrip(display) >= 0 else {
-            wlog.error("the compositor closed the connection during start-up")
-            return .noCompositor
-        }
+        if let status = startupRoundtrip() { return status }
         if let m = registry.xdgOutputManager { for h in heads.values { h.output.attachXdgOutput(manager: m) } }
-        guard wl_display_roundtrip(display) >= 0 else {
-            wlog.error("the compositor closed the connection during start-up")
-            return .noCompositor
-        }
+        if let status = startupRoundtrip() { return status }
         guard registry.compositor != nil else {
             wlog.error("the compositor does not offer wl_compositor")
             return .missingProtocol
@@ -253,8 +253,9 @@ final class App {
         }
         if let status = startRenderer(request, early) { return status }
         if let path = options.traceFile {
-            guard let t = FrameTrace(path: path) else {
-                log.error("cannot open the trace file '\(path)': \(Sys.errnoText())")
+            let t: FrameTrace
+            do { t = try FrameTrace(path: path) } catch {
+                log.error("cannot use the trace file '\(path)': \(error)")
                 return .usage
             }
             if let p = registry.presentation, registry.presentationClock == UInt32(CLOCK_MONOTONIC) { t.presentation = p }
@@ -268,6 +269,32 @@ final class App {
         log.debug("\(heads.count) output(s); layer-shell v\(registry.layerShellVersion)")
         reconcile()
         return nil
+    }
+
+    /// Seconds a start-up roundtrip may take before the compositor counts as not answering.
+    static let startupTimeout = 5.0
+
+    /// One bounded roundtrip of start-up; an exit status when it did not come back.
+    private func startupRoundtrip() -> ExitStatus? {
+        let name = Sys.env("WAYLAND_DISPLAY") ?? "wayland-0"
+        switch boundedRoundtrip(display, signals: signals, seconds: Self.startupTimeout) {
+        case .done: return nil
+        case .stopped:
+            log.notice("stopping on a signal during start-up")
+            return .ok
+        case .timedOut:
+            log.scoped("wayland").error("the compositor at WAYLAND_DISPLAY=\(name) accepted the connection but did not answer "
+                + "within \(Int(Self.startupTimeout)) s")
+            return .noCompositor
+        case .lost:
+            if wl_display_get_error(display) == EPROTO {
+                log.scoped("wayland").error("the compositor at WAYLAND_DISPLAY=\(name) sent a protocol error during start-up")
+            } else {
+                log.scoped("wayland").error("the connection to WAYLAND_DISPLAY=\(name) failed during start-up "
+                    + "(\(Sys.errnoText(wl_display_get_error(display)))): is it a Wayland compositor?")
+            }
+            return .noCompositor
+        }
     }
 
     /// The renderer (issue 11): shm where GL would be software, without touching EGL when the

@@ -131,6 +131,10 @@ extension App {
             if let client { control?.reply(to: client, e.reply) }
             return false
         }
+        let renderer = commandLine.rendererRequest(config: entries)
+        if renderer != commandLine.rendererRequest(config: configEntries) {
+            log.notice("renderer = \(renderer.rawValue) takes effect at the next start")
+        }
         configEntries = entries
         runtimeEntries = []
         recomputeTargets()
@@ -177,6 +181,20 @@ extension App {
             }
         }
         pending = still + pending
+        if pending.isEmpty { forgetWhatNothingNeeds() }
+    }
+
+    /// Bounds what run-time requests leave behind (issue 12), once no reply is outstanding (a
+    /// failed switch removes its own override, so overrides are only compacted when none can):
+    /// overrides that later ones shadow entirely, and failures of files nothing names any more.
+    func forgetWhatNothingNeeds() {
+        let keep = OutputEntry.unshadowed(runtimeEntries.map(\.entry))
+        if keep.contains(false) {
+            runtimeEntries = zip(runtimeEntries, keep).filter(\.1).map(\.0)
+            options.entries = configEntries + commandLine.entries + runtimeEntries.map(\.entry)
+        }
+        let named = Set(options.allVideos)
+        failedVideos = failedVideos.filter { named.contains($0.key) }
     }
 
     /// The outputs a request names (nil: every output).
@@ -298,7 +316,10 @@ extension App: ControlServerDelegate {
             return
         }
         // What only a new process can change is refused by name, never dropped in silence.
-        let refused = Options.unappliable(running: options, incoming: parsed)
+        var inForce = options
+        inForce.renderer = commandLine.rendererRequest(config: configEntries)
+        inForce.queueFrames = queueFrames
+        let refused = Options.unappliable(running: inForce, incoming: parsed)
         if !refused.isEmpty {
             let e = ControlError.usage("the running wayloop cannot change \(refused.joined(separator: ", ")); "
                 + "start with --replace to restart it with them")

@@ -8,15 +8,18 @@ extension App {
     private func scheduleState(_ h: Head) -> Schedule.Output? {
         guard let s = h.surface, let sink = h.sink else { return nil }
         var content = Schedule.Content.nothing
+        var picture: Picture?
         if h.solid != nil {
             content = .colour
         } else if let d = h.drawn, let v = videos[d.video], v.isReady {
+            picture = v.picture
             content = .video(Schedule.Video(released: v.isReleased, hasFrame: v.current != nil,
                                             frameIsNew: s.shownSerial != v.serial, nextDue: v.nextDeadline))
         }
         return Schedule.Output(configured: s.isConfigured, needsRedraw: s.needsRedraw, awaitingFrame: s.awaitingFrame,
                                frameRequestedAt: s.frameRequestedAt, hidden: h.player.pauseReasons.contains(.hidden),
-                               paused: h.drawPaused, sinkCanDraw: sink.canDraw, content: content)
+                               paused: h.drawPaused, sinkCanDraw: sink.canDraw(picture, settings: h.solid == nil ? h.drawn : nil, on: s),
+                               content: content)
     }
 
     /// Milliseconds until the loop must wake: the soonest output, release or power check.
@@ -28,7 +31,7 @@ extension App {
             soonest(max(now, v.lastDrawn + releaseAfter))
         }
         for h in heads.values { soonest(scheduleState(h).flatMap { Schedule.wake($0, now: now) }) }
-        for v in videos.values { soonest(v.regrowDeadline(now: now)) }
+        for v in videos.values where !isHidden(v) { soonest(v.regrowDeadline(now: now)) }
         if needsReconcile { return 0 }
         return Schedule.timeoutMs(until: deadline, now: now)
     }
@@ -50,7 +53,8 @@ extension App {
             v.release()
             log.debug("'\(v.path)': nothing presented for \(options.releaseAfter) s: decoder and frames released")
         }
-        for v in videos.values { v.regrowIfDue(now: now) }
+        // Only for clips someone can see: a paused output must not restart from frame 0.
+        for v in videos.values where !isHidden(v) { v.regrowIfDue(now: now) }
         for h in heads.values { draw(h, now: now) }
         shm?.trim(before: now - 2 * .nanosPerSecond)
     }
@@ -90,7 +94,11 @@ extension App {
             s.didDraw(serial: v.serial)
             v.lastDrawn = now
         } catch {
-            if !error.isWaiting { log.error("\(h.name): \(error)") }
+            guard !error.isWaiting else { return }
+            // Not a passing state (out of memory, a conversion libswscale refuses): drop the
+            // surface rather than retry every pass; the next change of settings makes it again.
+            log.error("\(h.name): \(error); its surface is removed until its settings change")
+            h.dropSurface()
         }
     }
 

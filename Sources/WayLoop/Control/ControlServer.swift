@@ -35,9 +35,12 @@ final class ControlServer {
         var splitter = LineSplitter(limit: ControlServer.lineLimit)
         var output: [UInt8] = []
         var subscribed = false
+        /// When it last sent something (or connected).
+        var lastActive: Nanos
         init(id: Int, fd: Int32) {
             self.id = id
             self.fd = fd
+            lastActive = Sys.now()
         }
     }
 
@@ -149,8 +152,8 @@ final class ControlServer {
                 refusal = .refused("cannot check the peer's credentials: \(Sys.errnoText())")
             } else if peerUID != getuid() {
                 refusal = .refused("refused: the connecting process (pid \(peerPID)) runs as uid \(peerUID), not as uid \(getuid()), which owns this wayloop")
-            } else if clients.count >= Self.maxClients {
-                refusal = .busy("too many control connections (\(Self.maxClients)); try again")
+            } else if clients.count >= Self.maxClients && !evictIdle() {
+                refusal = .busy("too many control connections (\(Self.maxClients) subscribers); try again")
             } else {
                 refusal = nil
             }
@@ -167,10 +170,22 @@ final class ControlServer {
         }
     }
 
+    /// Full: closes the connection that has been silent longest and is no subscriber, so that a
+    /// hand-over or a `wayloop ctl` always gets through (issue 12: 32 idle connections locked
+    /// them out). False when every connection is a subscriber.
+    private func evictIdle() -> Bool {
+        guard let c = clients.values.filter({ !$0.subscribed }).min(by: { $0.lastActive < $1.lastActive }) else { return false }
+        log.notice("control: \(Self.maxClients) connections open: closing the one idle longest (\((Sys.now() - c.lastActive) / 1_000_000) ms)")
+        enqueue(c, ControlError.busy("closed: too many control connections, and this one was idle the longest").reply)
+        drop(c)
+        return true
+    }
+
     private func read(_ c: Client) {
         while !c.closed {
             let n = recv(c.fd, readBuffer.baseAddress, readBuffer.count, Int32(MSG_DONTWAIT))
             if n > 0 {
+                c.lastActive = Sys.now()
                 for item in c.splitter.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])) {
                     guard !c.closed else { return }
                     switch item {

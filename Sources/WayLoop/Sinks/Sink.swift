@@ -14,8 +14,9 @@ protocol Sink: AnyObject {
     var kind: RendererKind { get }
     /// Makes (or resizes) what the surface's buffer size needs, after a configure.
     func resize(_ surface: LayerSurface) throws(SinkError)
-    /// False while drawing would have to wait (shm: every buffer is still the compositor's).
-    var canDraw: Bool { get }
+    /// False while drawing `picture` with `settings` would have to wait (shm: every buffer for
+    /// it is still the compositor's).
+    func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: LayerSurface) -> Bool
     /// Fills the whole surface with one colour and commits.
     func present(colour: RGB, on surface: LayerSurface) throws(SinkError)
     /// Draws `picture` with `settings` and commits; requests the frame callback and calls

@@ -15,8 +15,13 @@ enum Preflight {
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 { return .unreadable(path, reason: Sys.errnoText()) }
-        close(fd)
-        if (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0 { return .empty(path) }
+        defer { close(fd) }
+        // Size 0 is empty only if nothing reads either: /proc and /sys files say 0 but have text.
+        if (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0 {
+            var byte: UInt8 = 0
+            if read(fd, &byte, 1) <= 0 { return .empty(path) }
+            return .notAVideo(path, reason: "a kernel or generated file, not a video")
+        }
         return nil
     }
 }

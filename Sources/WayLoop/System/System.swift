@@ -27,6 +27,15 @@ enum Sys {
 
     static func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
+    /// Opens /dev/null on whichever of fds 0, 1, 2 is closed (open(2) returns the lowest free fd).
+    static func ensureStandardDescriptors() {
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            let n = open("/dev/null", O_RDWR)
+            if n < 0 { return }
+            if n != fd { _ = dup2(n, fd); close(n) }
+        }
+    }
+
     /// `RUNTIME/wayloop-DISPLAY.suffix`: this display's lock ("lock") and control socket ("sock").
     /// An absolute WAYLAND_DISPLAY names a socket path: only its last component is used.
     static func displayFile(_ suffix: String) -> String {
@@ -46,6 +55,22 @@ enum Sys {
             return nil
         }
         return d
+    }
+
+    /// Why no compositor can be reached through XDG_RUNTIME_DIR (nil: it is fine, or
+    /// WAYLAND_DISPLAY is an absolute socket path that does not need it).
+    static var runtimeDirectoryProblem: String? {
+        if env("WAYLAND_DISPLAY")?.hasPrefix("/") == true { return nil }
+        guard let d = env("XDG_RUNTIME_DIR"), !d.isEmpty else {
+            return "XDG_RUNTIME_DIR is not set, and the Wayland socket lives there: run wayloop inside a Wayland session "
+                + "(or set WAYLAND_DISPLAY to the socket's full path)"
+        }
+        var st = stat()
+        let reason: String
+        if stat(d, &st) != 0 { reason = errnoText() } else if (st.st_mode & S_IFMT) != S_IFDIR { reason = "not a directory" } else {
+            return nil
+        }
+        return "XDG_RUNTIME_DIR='\(d)' cannot hold the Wayland socket (\(reason)): run wayloop inside a Wayland session"
     }
 
     /// The working directory ("/" if it cannot be read).

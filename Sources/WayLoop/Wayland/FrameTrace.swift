@@ -29,9 +29,19 @@ final class FrameTrace {
     private var awaitingCallback: [UInt32: Record] = [:]
     private var inflight: [ObjectIdentifier: PresentationFeedback] = [:]
 
-    init?(path: String) {
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        if fd < 0 { return nil }
+    /// Opens (creates) `path` for appending; a regular file only: a FIFO without a reader or a
+    /// device would block the main loop or fill without end. Throws the reason.
+    init(path: String) throws(SinkError) {
+        let f = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o644)
+        if f < 0 { throw SinkError(Sys.errnoText()) }
+        var st = stat()
+        guard fstat(f, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            close(f)
+            throw SinkError("not a regular file")
+        }
+        // Blocking again: appends to a regular file never wait.
+        _ = fcntl(f, F_SETFL, fcntl(f, F_GETFL) & ~O_NONBLOCK)
+        fd = f
     }
 
     deinit {

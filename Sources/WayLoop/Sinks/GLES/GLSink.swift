@@ -63,7 +63,7 @@ final class GLSink: Sink {
         if let window { wl_egl_window_destroy(window) }
     }
 
-    var canDraw: Bool { eglSurface != nil }
+    func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: LayerSurface) -> Bool { eglSurface != nil }
 
     func resize(_ surface: LayerSurface) throws(SinkError) {
         let b = surface.bufferSize

@@ -79,8 +79,11 @@ final class ShmPictures {
         }
     }
 
-    /// Buffers per entry: one the compositor shows, one released late, one to write.
+    /// Buffers per entry: one the compositor shows, one released late, one to write; more only
+    /// while every one is busy (several outputs share the entry and a paused one holds an old
+    /// frame), up to `ringMaximum`; `trim` frees the spares.
     static let ringLimit = 3
+    static let ringMaximum = 8
     private var entries: [Entry] = []
 
     /// The buffer holding `picture` converted for `key`, converting it now if no output has
@@ -103,7 +106,7 @@ final class ShmPictures {
 
     private func freeBuffer(_ e: Entry, device: ShmDevice) throws(SinkError) -> ShmBuffer? {
         if let b = e.ring.first(where: { !$0.busy && $0 !== e.current }) { return b }
-        if e.ring.count < Self.ringLimit {
+        if e.ring.count < Self.ringLimit || (e.ring.count < Self.ringMaximum && e.ring.allSatisfy(\.busy)) {
             let b = try device.makeBuffer(e.key.size)
             e.ring.append(b)
             return b
@@ -116,8 +119,15 @@ final class ShmPictures {
     /// Frees what no output has asked for since `before`: spare buffers first; a whole entry
     /// once the compositor has released its picture too (nobody shows it).
     func trim(before: Nanos) {
-        for e in entries where e.lastUsed < before {
-            e.ring.removeAll { $0 !== e.current && !$0.busy }
+        for e in entries {
+            if e.lastUsed < before {
+                e.ring.removeAll { $0 !== e.current && !$0.busy }
+            } else {
+                // Spares made while every buffer was busy.
+                while e.ring.count > Self.ringLimit, let i = e.ring.firstIndex(where: { $0 !== e.current && !$0.busy }) {
+                    e.ring.remove(at: i)
+                }
+            }
         }
         entries.removeAll { e in e.lastUsed < before && !(e.current?.busy ?? false) }
     }
@@ -203,6 +213,9 @@ final class ShmConverter {
         let rc = sws_scale(context, &srcData, &srcStride, 0, Int32(src.height), &dstData, &dstStride)
         guard rc > 0 else { throw SinkError("libswscale failed to convert a frame (\(AVError.text(rc)))") }
         if layout.tiled { replicateTile(layout.destination, in: buffer) }
+        // libswscale's packed-RGB writers store pixel pairs: an odd width writes one pixel past
+        // the destination. Past a bar that is the bar's first column: paint it back.
+        if layout.hasBorders && dst.width % 2 == 1 { repaintColumn(dst.x + dst.width, rows: dst, colour: key.color, in: buffer) }
     }
 
     /// Y'CbCr → RGB with the frame's matrix and range; dim k as contrast 1 − k (libswscale
@@ -219,6 +232,14 @@ final class ShmConverter {
         let rc = sws_setColorspaceDetails(context, sws_getCoefficients(space), c.range == .full ? 1 : 0,
                                      sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, contrast, 1 << 16)
         if rc < 0 { Sys.writeStderr("wayloop: debug: shm: libswscale refused the colour details (\(c.matrix), \(c.range))") }
+    }
+
+    private func repaintColumn(_ x: Int, rows: PixelRect, colour c: RGB, in buffer: ShmBuffer) {
+        guard x >= 0, x < buffer.size.width else { return }
+        let pixel = UInt32(0xff00_0000) | UInt32(c.red) << 16 | UInt32(c.green) << 8 | UInt32(c.blue)
+        for y in max(0, rows.y)..<min(buffer.size.height, rows.y + rows.height) {
+            (buffer.data + y * buffer.stride + x * 4).storeBytes(of: pixel, as: UInt32.self)
+        }
     }
 
     /// Tile: the first tile (top-left) copied across its rows, then those rows down the buffer.
