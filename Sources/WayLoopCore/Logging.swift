@@ -50,3 +50,29 @@ public struct Logger: Sendable {
     public func debug(_ m: @autoclosure () -> String) { log(.debug, m()) }
     public func trace(_ m: @autoclosure () -> String) { log(.trace, m()) }
 }
+
+public enum LineText {
+    /// `text` made one line for a terminal or a log (issue 12: a path with a newline turned one
+    /// error into two): control characters and DEL written as `\n`, `\t`, `\r` or `\u{1b}`.
+    public static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = String.UnicodeScalarView()
+        for u in text.unicodeScalars {
+            guard isControl(u) else {
+                out.append(u)
+                continue
+            }
+            let e: String
+            switch u {
+            case "\n": e = "\\n"
+            case "\t": e = "\\t"
+            case "\r": e = "\\r"
+            default: e = "\\u{" + String(u.value, radix: 16) + "}"
+            }
+            out.append(contentsOf: e.unicodeScalars)
+        }
+        return String(out)
+    }
+
+    private static func isControl(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || u.value == 0x7f || (0x80...0x9f).contains(u.value) }
+}

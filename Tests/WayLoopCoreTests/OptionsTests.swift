@@ -260,3 +260,23 @@ final class OverrideCompactionTests: XCTestCase {
                                                OutputEntry(selector: .all, mode: .fill)]), [false, true, true])
     }
 }
+
+final class LineTextTests: XCTestCase {
+    func testControlCharactersAreEscaped() {
+        let cases: [(String, String)] = [
+            ("'/v/a.mp4': no such file", "'/v/a.mp4': no such file"),
+            ("'/v/a\nb.mp4': no such file", "'/v/a\\nb.mp4': no such file"),
+            ("tab\there", "tab\\there"),
+            ("cr\r", "cr\\r"),
+            ("esc\u{1b}[31mred", "esc\\u{1b}[31mred"),
+            ("del\u{7f}", "del\\u{7f}"),
+            ("c1\u{85}", "c1\\u{85}"),
+            ("café ✓ 日本", "café ✓ 日本"),
+            ("", ""),
+        ]
+        for (raw, want) in cases {
+            XCTAssertEqual(LineText.escaped(raw), want, raw.debugDescription)
+            XCTAssertFalse(LineText.escaped(raw).contains("\n"))
+        }
+    }
+}

@@ -138,6 +138,12 @@ final class BadInputTests: XCTestCase {
         try expectFailure([Repo.clip("grid.mp4")], env: env, status: 3, mentions: ["XDG_RUNTIME_DIR='/nonexistent/runtime'"])
     }
 
+    /// A path with a newline and an escape character: still one line, the characters shown escaped.
+    func testControlCharactersInAPathStayOnOneLine() throws {
+        let odd = Repo.clip("no\nsuch\u{1b}[31m.mp4")
+        try expectFailure([odd], env: try env(), status: 5, mentions: ["no\\nsuch\\u{1b}[31m.mp4", "no such file"])
+    }
+
     /// /proc files say size 0 but have text: not "empty", not a video.
     func testAProcFileIsNotAVideo() throws {
         try expectFailure(["/proc/cpuinfo"], env: try env(), status: 5, mentions: ["/proc/cpuinfo", "not a playable video"])

@@ -15,7 +15,8 @@ enum Sys {
     /// Writes a whole line to stderr with write(2): unbuffered, so nothing is lost if a C
     /// library aborts the process right after (Swift 6 refuses the `stderr` global).
     static func writeStderr(_ line: String) {
-        var bytes = Array((line + "\n").utf8)
+        // One message, one line, whatever a path or a compositor's string holds.
+        var bytes = Array((LineText.escaped(line) + "\n").utf8)
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + off, $0.count - off) }
