@@ -50,3 +50,16 @@ extension BoundedQueue: RandomAccessCollection {
         return storage[(head + position) % storage.count]!
     }
 }
+
+/// The decoded queue is bounded in bytes as well as frames (issue 12: eight 8192x8192 frames
+/// are 800 MB), never below two frames, so that a huge picture still plays.
+public enum QueueBudget {
+    /// Bytes of decoded frames queued ahead of the screen per clip.
+    public static let defaultBytes = 48 << 20
+
+    public static func admits(count: Int, capacity: Int, queuedBytes: Int, adding bytes: Int, budget: Int = defaultBytes) -> Bool {
+        if count >= capacity { return false }
+        if count < 2 { return true }
+        return queuedBytes + bytes <= budget
+    }
+}

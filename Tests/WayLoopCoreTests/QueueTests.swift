@@ -34,3 +34,23 @@ final class QueueTests: XCTestCase {
         XCTAssertEqual(FramePick.dueCount(queued: q.lazy.map(\.mediaTime), at: 99_000_000), 4)
     }
 }
+
+final class QueueBudgetTests: XCTestCase {
+    func testBytesAndFrames() {
+        let mb = 1 << 20
+        let hd = 3 * mb, uhd8k = 100 * mb
+        let cases: [(count: Int, queued: Int, adding: Int, want: Bool, note: String)] = [
+            (0, 0, hd, true, "empty"),
+            (7, 7 * hd, hd, true, "eight 1080p frames fit 48 MiB"),
+            (8, 8 * hd, hd, false, "the frame count still bounds it"),
+            (0, 0, uhd8k, true, "a huge frame: first"),
+            (1, uhd8k, uhd8k, true, "never below two frames"),
+            (2, 2 * uhd8k, uhd8k, false, "a third 8192x8192 frame waits"),
+            (3, 45 * mb, 4 * mb, false, "over the budget"),
+            (3, 44 * mb, 4 * mb, true, "at the budget"),
+        ]
+        for c in cases {
+            XCTAssertEqual(QueueBudget.admits(count: c.count, capacity: 8, queuedBytes: c.queued, adding: c.adding), c.want, c.note)
+        }
+    }
+}

@@ -78,6 +78,8 @@ enum DecoderStatus: Sendable {
 final class FrameChannel: @unchecked Sendable {
     private let lock = ConditionLock()
     private var queue: BoundedQueue<StampedFrame<FrameHandle>>
+    /// Bytes held by the queued frames (QueueBudget bounds them).
+    private var queuedBytes = 0
     private var pool: [UnsafeMutablePointer<AVFrame>] = []
     private var _status: DecoderStatus = .opening
     private var stopRequested = false
@@ -140,6 +142,7 @@ final class FrameChannel: @unchecked Sendable {
                 var p: UnsafeMutablePointer<AVFrame>? = f.payload.frame
                 av_frame_free(&p)
             }
+            queuedBytes = 0
             for f in pool {
                 var p: UnsafeMutablePointer<AVFrame>? = f
                 av_frame_free(&p)
@@ -203,10 +206,13 @@ final class FrameChannel: @unchecked Sendable {
     /// Queues a frame, waiting while the queue is full. Returns false (frame not taken) on stop.
     func push(_ frame: StampedFrame<FrameHandle>) -> Bool {
         let wasEmpty: Bool? = lock.withLock {
-            while queue.isFull && !stopRequested { lock.wait() }
+            let bytes = Int(avx_frame_bytes(frame.payload.frame))
+            while !QueueBudget.admits(count: queue.count, capacity: queue.capacity, queuedBytes: queuedBytes, adding: bytes)
+                    && !stopRequested { lock.wait() }
             if stopRequested { return nil }
             let empty = queue.isEmpty
             queue.push(frame)
+            queuedBytes += bytes
             return empty
         }
         guard let wasEmpty else { return false }
@@ -235,7 +241,7 @@ final class FrameChannel: @unchecked Sendable {
     /// Takes the next frame regardless of its time (the first frame of a video).
     func takeNext() -> StampedFrame<FrameHandle>? {
         lock.withLock {
-            let f = queue.pop()
+            let f = popCounted()
             if f != nil { lock.broadcast() }
             return f
         }
@@ -248,11 +254,18 @@ final class FrameChannel: @unchecked Sendable {
         let shown: StampedFrame<FrameHandle>? = lock.withLock {
             let n = FramePick.dueCount(queued: queue.lazy.map(\.mediaTime), at: mediaTime)
             guard n > 0 else { return nil }
-            for _ in 0..<(n - 1) { if let f = queue.pop() { late.append(f.payload) } }
+            for _ in 0..<(n - 1) { if let f = popCounted() { late.append(f.payload) } }
             lock.broadcast()
-            return queue.pop()
+            return popCounted()
         }
         for f in late { recycle(f) }
         return (shown, late.count)
+    }
+
+    /// Pops the head and takes its bytes off the count; inside the lock.
+    private func popCounted() -> StampedFrame<FrameHandle>? {
+        guard let f = queue.pop() else { return nil }
+        queuedBytes = max(0, queuedBytes - Int(avx_frame_bytes(f.payload.frame)))
+        return f
     }
 }
