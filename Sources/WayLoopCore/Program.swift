@@ -33,7 +33,8 @@ public enum Help {
     in Hyprland's. One per display: a second start hands its arguments to the running one
     and exits 0. Stops cleanly (exit 0) on SIGINT, SIGTERM, `wayloop ctl quit` or when the
     compositor goes away. Settings also come from $XDG_CONFIG_HOME/wayloop/config (see the
-    README), read again on SIGHUP and `wayloop ctl reload`.
+    README), read again on SIGHUP, `wayloop ctl reload` and when the file changes; a video
+    replaced on disk while it plays is opened again.
 
     Options:
       -o, --output NAME     apply the options after it to output NAME (connector such as

@@ -52,6 +52,11 @@ final class App {
     var releaseAfter: Nanos { Nanos(options.releaseAfter * 1e9) }
     var trace: FrameTrace?
     var exitStatus: ExitStatus?
+    /// The files in use, watched for changes; what changed and when to act (debounced: an
+    /// editor or an encoder writes in several steps).
+    let watcher: FileWatcher?
+    var changed: [String: Nanos] = [:]
+    static let changeSettle: Nanos = 300_000_000
 
     private init(options: Options, commandLine: Options, configEntries: [OutputEntry], log: Logger,
                  display: OpaquePointer, signals: SignalFD, wakeup: WakeupFD) {
@@ -62,7 +67,8 @@ final class App {
         self.display = display
         self.signals = signals
         self.wakeup = wakeup
-        loop = EventLoop(display: display, wakeupFD: wakeup.fd, signalFD: signals.fd)
+        watcher = FileWatcher()
+        loop = EventLoop(display: display, wakeupFD: wakeup.fd, signalFD: signals.fd, filesFD: watcher?.fd ?? -1)
     }
 
     /// Runs WayLoop to the end and returns the exit status. `arguments` (argv without the
@@ -354,6 +360,10 @@ final class App {
             if events.contains(.wakeup) {
                 wakeup.drain()
                 videosChanged()
+            }
+            if events.contains(.files), let watcher {
+                let now = Sys.now()
+                for p in watcher.changes() { changed[p] = now + Self.changeSettle }
             }
             if needsReconcile && exitStatus == nil { reconcile() }
             if exitStatus == nil { tick(now: Sys.now()) }

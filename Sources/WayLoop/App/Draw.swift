@@ -31,6 +31,7 @@ extension App {
             soonest(max(now, v.lastDrawn + releaseAfter))
         }
         for h in heads.values { soonest(scheduleState(h).flatMap { Schedule.wake($0, now: now) }) }
+        for due in changed.values { soonest(max(now, due)) }
         for v in videos.values where !isHidden(v) { soonest(v.regrowDeadline(now: now)) }
         if needsReconcile { return 0 }
         return Schedule.timeoutMs(until: deadline, now: now)
@@ -53,6 +54,7 @@ extension App {
             v.release()
             log.debug("'\(v.path)': nothing presented for \(options.releaseAfter) s: decoder and frames released")
         }
+        applyFileChanges(now: now)
         // Only for clips someone can see: a paused output must not restart from frame 0.
         for v in videos.values where !isHidden(v) { v.regrowIfDue(now: now) }
         for h in heads.values { draw(h, now: now) }

@@ -10,6 +10,7 @@ struct LoopEvents: OptionSet {
     static let wayland = LoopEvents(rawValue: 1)
     static let wakeup = LoopEvents(rawValue: 2)
     static let signal = LoopEvents(rawValue: 4)
+    static let files = LoopEvents(rawValue: 8)
 }
 
 struct SignalFD {
@@ -43,17 +44,19 @@ struct SignalFD {
 /// cancel → dispatch. Returns the slots that fired, or nil when the connection is lost.
 final class EventLoop {
     let display: OpaquePointer
-    private static let fixed = 3
+    private static let fixed = 4
     private static let capacity = fixed + 1 + ControlServer.maxClients
     private let fds = UnsafeMutablePointer<pollfd>.allocate(capacity: EventLoop.capacity)
     /// Polled after the fixed slots; gets its revents after each wait.
     var control: ControlServer?
 
-    init(display: OpaquePointer, wakeupFD: Int32, signalFD: Int32) {
+    /// `filesFD`: the FileWatcher's inotify fd (-1: none; poll skips it).
+    init(display: OpaquePointer, wakeupFD: Int32, signalFD: Int32, filesFD: Int32) {
         self.display = display
         fds[0] = pollfd(fd: wl_display_get_fd(display), events: 0, revents: 0)
         fds[1] = pollfd(fd: wakeupFD, events: Int16(POLLIN), revents: 0)
         fds[2] = pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)
+        fds[3] = pollfd(fd: filesFD, events: Int16(POLLIN), revents: 0)
     }
     deinit { fds.deallocate() }
 
@@ -89,6 +92,7 @@ final class EventLoop {
         if wl_display_dispatch_pending(display) < 0 { return nil }
         if fds[1].revents & Int16(POLLIN) != 0 { events.insert(.wakeup) }
         if fds[2].revents & Int16(POLLIN) != 0 { events.insert(.signal) }
+        if fds[3].revents & Int16(POLLIN) != 0 { events.insert(.files) }
         if extra > 0, (0..<extra).contains(where: { fds[Self.fixed + $0].revents != 0 }) {
             control?.handle(fds + Self.fixed, count: extra)
         }

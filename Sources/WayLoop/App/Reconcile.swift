@@ -94,7 +94,49 @@ extension App {
         }
         syncVideos()
         updateDecodeScales()
+        watcher?.watch(watchedFiles)
         resolvePending()
+    }
+
+    /// The files whose change matters: every video an entry names, and the config file.
+    var watchedFiles: Set<String> {
+        var files = Set(options.allVideos.filter { $0.hasPrefix("/") })
+        if let c = configFilePath { files.insert(c) }
+        return files
+    }
+
+    /// The config file read at start and on reloads (nil: none).
+    var configFilePath: String? {
+        commandLine.noConfig ? nil : (commandLine.configPath ?? ConfigFile.defaultPath(xdgConfigHome: Sys.env("XDG_CONFIG_HOME"), home: Sys.env("HOME")))
+    }
+
+    /// Acts on the files that changed and settled: the config file reloads (like SIGHUP), a
+    /// video in use is opened again (its outputs keep the last picture until the new one has a
+    /// frame), a video that had failed is tried again.
+    func applyFileChanges(now: Nanos) {
+        let due = changed.filter { $0.value <= now }.map(\.key)
+        guard !due.isEmpty else { return }
+        for p in due { changed[p] = nil }
+        var touched = false
+        for path in due.sorted() {
+            if path == configFilePath {
+                log.notice("the config file changed: reloading")
+                _ = reload(replyTo: nil)
+                continue
+            }
+            if let v = videos[path] {
+                log.notice("'\(path)' changed on disk: opening it again")
+                stopVideo(v)
+                // Its outputs draw the new clip's first frame whatever its serial.
+                for h in heads.values where h.drawn?.video == path { h.surface?.invalidate() }
+                touched = true
+            }
+            if failedVideos[path] != nil {
+                failedVideos[path] = nil
+                if let e = Preflight.check(path) { failedVideos[path] = e } else { touched = true }
+            }
+        }
+        if touched { reconcile() }
     }
 
     /// Tells each decoder the scale its frames are needed at: the largest output showing the

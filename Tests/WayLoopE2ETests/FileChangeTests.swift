@@ -1,0 +1,92 @@
+// Files that change under a running wayloop (issue 12): a video replaced in place (renamed
+// over, truncated and rewritten, deleted and recreated) is opened again and shown, and an
+// edited config file is read again, without SIGHUP. One headless sway for the class.
+import Foundation
+import XCTest
+
+final class FileChangeTests: XCTestCase {
+    nonisolated(unsafe) static var shared: SharedCompositor?
+    nonisolated(unsafe) static var dir = ""
+
+    override class func setUp() {
+        super.setUp()
+        shared = SharedCompositor(outputs: ["320x240"])
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-files-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for (name, colour) in [("red", "0xE01010"), ("blue", "0x1020E0")] {
+            Shell.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=\(colour):s=320x240:r=30:d=1",
+                       "-pix_fmt", "yuv420p", "-c:v", "libx264", dir + "/\(name).mp4"], timeout: 60)
+        }
+    }
+
+    override class func tearDown() {
+        shared?.stop()
+        try? FileManager.default.removeItem(atPath: dir)
+        super.tearDown()
+    }
+
+    private var sway: Compositor { get throws { try Self.shared!.get() } }
+
+    /// Waits until the output's centre is close to `want` (red or blue).
+    private func waitColour(_ want: RGB8, timeout: Double = 10) throws -> Bool {
+        let s = try sway
+        var last = "no screenshot"
+        let ok = Wait.until(timeout: timeout) {
+            guard let img = try? s.shot(s.outputs[0]) else { return false }
+            let p = img.pixel(img.width / 2, img.height / 2)
+            last = "\(p)"
+            return p.close(to: want, tolerance: 40)
+        }
+        if !ok { print("FileChangeTests: centre is \(last), wanted \(want)") }
+        return ok
+    }
+
+    private let red = RGB8(0xE0, 0x10, 0x10), blue = RGB8(0x10, 0x20, 0xE0)
+
+    private func copy(_ from: String, to: String) throws {
+        try? FileManager.default.removeItem(atPath: to)
+        try FileManager.default.copyItem(atPath: Self.dir + "/" + from, toPath: to)
+    }
+
+    func testAVideoReplacedInPlaceIsShown() throws {
+        let wall = Self.dir + "/wall.mp4"
+        try copy("red.mp4", to: wall)
+        let w = try Wayloop(["--cache-mb", "0", wall], env: try sway.env)
+        defer { XCTAssertEqual(w.stop(), 0) }
+        XCTAssertTrue(try waitColour(red), "red never shown: \(w.stderr)")
+        // 1. Renamed over the file.
+        try copy("blue.mp4", to: Self.dir + "/next.mp4")
+        XCTAssertEqual(rename(Self.dir + "/next.mp4", wall), 0)
+        XCTAssertTrue(try waitColour(blue), "a file renamed over the video was not picked up: \(w.stderr)")
+        // 2. Truncated and rewritten in place.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Self.dir + "/red.mp4"))
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: wall))
+        try h.truncate(atOffset: 0)
+        try h.write(contentsOf: bytes)
+        try h.close()
+        XCTAssertTrue(try waitColour(red), "a truncated and rewritten video was not picked up: \(w.stderr)")
+        // 3. Deleted, then made again.
+        try FileManager.default.removeItem(atPath: wall)
+        try copy("blue.mp4", to: wall)
+        XCTAssertTrue(try waitColour(blue), "a deleted and recreated video was not picked up: \(w.stderr)")
+        XCTAssertTrue(w.isRunning, w.stderr)
+        XCTAssertEqual(w.stderrLines.filter { $0.contains("changed on disk") }.count >= 3, true, w.stderr)
+    }
+
+    func testAnEditedConfigFileIsReadAgain() throws {
+        let config = Self.dir + "/config"
+        try "video = red.mp4\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let w = try Wayloop(["--config", config], env: try sway.env)
+        defer { XCTAssertEqual(w.stop(), 0) }
+        XCTAssertTrue(try waitColour(red), "red never shown: \(w.stderr)")
+        // An editor's save: a new file renamed over the old one.
+        try "video = blue.mp4\n".write(toFile: config, atomically: true, encoding: .utf8)
+        XCTAssertTrue(try waitColour(blue), "the edited config was not read again: \(w.stderr)")
+        XCTAssertTrue(w.stderr.contains("the config file changed: reloading"), w.stderr)
+        // A bad edit changes nothing and says where.
+        try "video = blue.mp4\nspeed = 2\n".write(toFile: config, atomically: true, encoding: .utf8)
+        XCTAssertTrue(w.waitFor("\(config):2: unknown key 'speed'"), w.stderr)
+        XCTAssertTrue(try waitColour(blue, timeout: 2))
+        XCTAssertTrue(w.isRunning, w.stderr)
+    }
+}
