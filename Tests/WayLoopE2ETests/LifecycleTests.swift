@@ -50,16 +50,7 @@ final class LifecycleTests: XCTestCase {
             // Found by that name, and drawn at its 1280x720 size and scale 1.
             XCTAssertTrue(w.waitForState("HEADLESS-1", state: "playing", shown: true),
                           "wl_output v\(version): \(w.lastStatus); \(w.stderr)")
-            var report = ""
-            let filled = Wait.until(timeout: 10) {
-                guard let img = try? sway.shot("HEADLESS-1"), img.width == 1280, img.height == 720 else {
-                    report = "no 1280x720 screenshot"
-                    return false
-                }
-                let f = GridPicture.fillReport(img, cells: cells)
-                report = f.report
-                return f.ok
-            }
+            let (filled, report) = waitFilled(sway, "HEADLESS-1", width: 1280, height: 720, cells: cells)
             XCTAssertTrue(filled, "wl_output v\(version): HEADLESS-1 not aspect-filled at 1280x720: \(report); \(w.stderr)")
             XCTAssertEqual(w.stop(), 0)
         }
@@ -74,16 +65,7 @@ final class LifecycleTests: XCTestCase {
         let r = sway.swaymsg(["output", sway.outputs[0], "transform", "90"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let cells = try GridPicture.colors()
-        var report = ""
-        let ok = Wait.until(timeout: 10) {
-            guard let img = try? sway.shot(sway.outputs[0]), img.width == 720, img.height == 1280 else {
-                report = "no 720x1280 screenshot"
-                return false
-            }
-            let f = GridPicture.fillReport(img, cells: cells)
-            report = f.report
-            return f.ok
-        }
+        let (ok, report) = waitFilled(sway, sway.outputs[0], width: 720, height: 1280, cells: cells)
         XCTAssertTrue(ok, "rotated output not aspect-filled: \(report); \(w.stderr)")
         XCTAssertEqual(w.stop(), 0)
     }
@@ -114,5 +96,21 @@ final class LifecycleTests: XCTestCase {
             return sway.outputs.allSatisfy { o in r.filter { $0.output == o }.count >= 30 }
         }, "both outputs should keep presenting frames")
         XCTAssertEqual(w.stop(), 0)
+    }
+
+    /// Waits (bounded) until a WxH screenshot of `output` is aspect-filled by the grid.
+    private func waitFilled(_ sway: Compositor, _ output: String, width: Int, height: Int,
+                            cells: [[RGB8]]) -> (ok: Bool, report: String) {
+        var report = ""
+        let ok = Wait.until(timeout: 10) {
+            guard let img = try? sway.shot(output), img.width == width, img.height == height else {
+                report = "no \(width)x\(height) screenshot"
+                return false
+            }
+            let f = GridPicture.fillReport(img, cells: cells)
+            report = f.report
+            return f.ok
+        }
+        return (ok, report)
     }
 }

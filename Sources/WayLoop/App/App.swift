@@ -192,13 +192,17 @@ final class App {
         }
     }
 
+    /// The config file a command line reads: `--config FILE`, else the default path; nil with
+    /// `--no-config` (or no home to find the default in).
+    static func configPath(_ cli: Options) -> String? {
+        if cli.noConfig { return nil }
+        return cli.configPath ?? ConfigFile.defaultPath(xdgConfigHome: Sys.env("XDG_CONFIG_HOME"), home: Sys.env("HOME"))
+    }
+
     /// The config file's entries: `--config FILE`, else the default path if it exists.
     static func loadConfig(_ cli: Options) -> Result<[OutputEntry], ConfigError> {
-        if cli.noConfig { return .success([]) }
         let home = Sys.env("HOME")
-        guard let path = cli.configPath ?? ConfigFile.defaultPath(xdgConfigHome: Sys.env("XDG_CONFIG_HOME"), home: home) else {
-            return .success([])
-        }
+        guard let path = configPath(cli) else { return .success([]) }
         switch Sys.readFile(path, limit: 1 << 20) {
         case .failure(let e):
             if e.code == ENOENT && cli.configPath == nil { return .success([]) }

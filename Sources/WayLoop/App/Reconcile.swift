@@ -101,13 +101,8 @@ extension App {
     /// The files whose change matters: every video an entry names, and the config file.
     var watchedFiles: Set<String> {
         var files = Set(options.allVideos.filter { $0.hasPrefix("/") })
-        if let c = configFilePath { files.insert(c) }
+        if let c = App.configPath(commandLine) { files.insert(c) }
         return files
-    }
-
-    /// The config file read at start and on reloads (nil: none).
-    var configFilePath: String? {
-        commandLine.noConfig ? nil : (commandLine.configPath ?? ConfigFile.defaultPath(xdgConfigHome: Sys.env("XDG_CONFIG_HOME"), home: Sys.env("HOME")))
     }
 
     /// Acts on the files that changed and settled: the config file reloads (like SIGHUP), a
@@ -118,8 +113,9 @@ extension App {
         guard !due.isEmpty else { return }
         for p in due { changed[p] = nil }
         var touched = false
+        let config = App.configPath(commandLine)
         for path in due.sorted() {
-            if path == configFilePath {
+            if path == config {
                 log.notice("the config file changed: reloading")
                 _ = reload(replyTo: nil)
                 continue
@@ -131,10 +127,7 @@ extension App {
                 for h in heads.values where h.drawn?.video == path { h.surface?.invalidate() }
                 touched = true
             }
-            if failedVideos[path] != nil {
-                failedVideos[path] = nil
-                if let e = Preflight.check(path) { failedVideos[path] = e } else { touched = true }
-            }
+            if failedVideos[path] != nil && recheck([path]).isEmpty { touched = true }
         }
         if touched { reconcile() }
     }
