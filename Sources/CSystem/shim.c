@@ -6,6 +6,10 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <libavutil/log.h>
 
 #include "CSystem.h"
 
@@ -25,3 +29,25 @@ int csys_peer_credentials(int fd, unsigned int *uid, int *pid) {
 int csys_memfd(const char *name) { return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
 
 int csys_seal_size(int fd) { return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL); }
+
+static __thread char av_last_error[240];
+
+static void av_capture(void *avcl, int level, const char *fmt, va_list vl) {
+    (void)avcl;
+    if (level > AV_LOG_ERROR) return;
+    char line[sizeof av_last_error];
+    va_list copy;
+    va_copy(copy, vl);
+    int n = vsnprintf(line, sizeof line, fmt, copy);
+    va_end(copy);
+    if (n <= 0) return;
+    size_t len = strlen(line);
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == ' ' || line[len - 1] == '.')) line[--len] = 0;
+    if (len > 0) memcpy(av_last_error, line, len + 1);
+}
+
+void csys_av_log_capture(void) { av_log_set_callback(av_capture); }
+
+void csys_av_clear_error(void) { av_last_error[0] = 0; }
+
+const char *csys_av_last_error(void) { return av_last_error; }

@@ -10,7 +10,7 @@ signal(SIGPIPE, SIG_IGN)
 
 let log: Logger
 let status: ExitStatus
-switch Result(catching: { () throws(UsageError) -> Command in try OptionParser.parse(Array(CommandLine.arguments.dropFirst())) }) {
+switch Result(catching: { () throws(UsageError) -> Command in try OptionParser.parse(Array(Sys.arguments.dropFirst())) }) {
 case .success(.help):
     Sys.writeStdout(Help.text)
     status = .ok
@@ -21,7 +21,7 @@ case .success(.run(var options)):
     // Relative paths are this process's: absolute before anything (or a hand-over) uses them.
     options.configPath = options.configPath.map { Paths.absolute($0, in: Sys.currentDirectory, home: Sys.env("HOME")) }
     log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
-    status = App.run(options: options, arguments: Array(CommandLine.arguments.dropFirst()), log: log)
+    status = App.run(options: options, arguments: Array(Sys.arguments.dropFirst()), log: log)
 case .success(.ctl(let command)):
     status = ExitStatus(rawValue: CtlClient.run(command)) ?? .failure
 case .failure(let e):

@@ -25,7 +25,7 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
         self.line = line
         self.reason = reason
     }
-    public var description: String { "\(file):\(line): \(reason)" }
+    public var description: String { line > 0 ? "\(file):\(line): \(reason)" : "\(file): \(reason)" }
 }
 
 public enum ConfigFile {

@@ -53,7 +53,8 @@ public struct Logger: Sendable {
 
 public enum LineText {
     /// `text` made one line for a terminal or a log (issue 12: a path with a newline turned one
-    /// error into two): control characters and DEL written as `\n`, `\t`, `\r` or `\u{1b}`.
+    /// error into two): control characters and DEL written as `\n`, `\t`, `\r` or `\u{1b}`,
+    /// and a byte of a file name that is not UTF-8 (PathBytes) as `\xe9`.
     public static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = String.UnicodeScalarView()
@@ -67,12 +68,19 @@ public enum LineText {
             case "\n": e = "\\n"
             case "\t": e = "\\t"
             case "\r": e = "\\r"
-            default: e = "\\u{" + String(u.value, radix: 16) + "}"
+            default:
+                if let byte = PathBytes.escapedByte(u) {
+                    e = "\\x" + String(byte, radix: 16)
+                } else {
+                    e = "\\u{" + String(u.value, radix: 16) + "}"
+                }
             }
             out.append(contentsOf: e.unicodeScalars)
         }
         return String(out)
     }
 
-    private static func isControl(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || u.value == 0x7f || (0x80...0x9f).contains(u.value) }
+    private static func isControl(_ u: Unicode.Scalar) -> Bool {
+        u.value < 0x20 || u.value == 0x7f || (0x80...0x9f).contains(u.value) || PathBytes.escapedByte(u) != nil
+    }
 }

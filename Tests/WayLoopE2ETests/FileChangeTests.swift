@@ -73,6 +73,40 @@ final class FileChangeTests: XCTestCase {
         XCTAssertEqual(w.stderrLines.filter { $0.contains("changed on disk") }.count >= 3, true, w.stderr)
     }
 
+    /// A video that breaks while it plays (emptied, then filled with garbage) keeps its last
+    /// picture on screen, `status` says why, and the file's next good version plays.
+    func testABrokenVideoKeepsItsLastPicture() throws {
+        let wall = Self.dir + "/broken.mp4"
+        try copy("red.mp4", to: wall)
+        let w = try Wayloop(["--cache-mb", "0", wall], env: try sway.env)
+        defer { XCTAssertEqual(w.stop(), 0) }
+        let output = try sway.outputs[0]
+        XCTAssertTrue(try waitColour(red), "red never shown: \(w.stderr)")
+        // Emptied in place (as `truncate -s 0` does): the next open fails ("empty"), the picture stays.
+        func keptLastPicture() -> Bool {
+            w.waitForStatus { outs in
+                outs.contains { $0["name"] as? String == output && $0["state"] as? String == "failed"
+                    && ($0["error"] as? String ?? "").contains("showing its last picture until the file changes") }
+            }
+        }
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: wall))
+        try h.truncate(atOffset: 0)
+        try h.close()
+        XCTAssertTrue(keptLastPicture(), "\(w.lastStatus); \(w.stderr)")
+        XCTAssertTrue(try waitColour(red, timeout: 2), "the last picture did not stay after the file was emptied")
+        // Garbage written over it: still the last picture, still failed, never black.
+        try Data((0..<65536).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 13) }).write(to: URL(fileURLWithPath: wall))
+        XCTAssertTrue(w.waitFor("not a playable video"), w.stderr)
+        XCTAssertTrue(keptLastPicture(), "\(w.lastStatus); \(w.stderr)")
+        XCTAssertTrue(try waitColour(red, timeout: 2), "the last picture did not stay after garbage was written")
+        // A good file again: it plays.
+        try copy("blue.mp4", to: Self.dir + "/fixed.mp4")
+        XCTAssertEqual(rename(Self.dir + "/fixed.mp4", wall), 0)
+        XCTAssertTrue(w.waitForState(output, state: "playing"), "\(w.lastStatus); \(w.stderr)")
+        XCTAssertTrue(try waitColour(blue), "the repaired file was not shown: \(w.stderr)")
+        XCTAssertTrue(w.isRunning, w.stderr)
+    }
+
     func testAnEditedConfigFileIsReadAgain() throws {
         let config = Self.dir + "/config"
         try "video = red.mp4\n".write(toFile: config, atomically: true, encoding: .utf8)

@@ -462,3 +462,49 @@ final class SharedCompositor: @unchecked Sendable {
 
     func stop() { if case .success(let c) = result { c.stop() } }
 }
+
+/// A Unix socket where a compositor's would be that accepts and then never answers ("silent")
+/// or answers random bytes ("garbage"): start-up must give up on it. It touches PATH.conn at
+/// each connection. Stopped (killed, files removed) by `stop`.
+final class FakeWayland {
+    let path: String
+    private let child: Child
+
+    static func start(path: String, mode: String) throws -> FakeWayland { try FakeWayland(path: path, mode: mode) }
+
+    private init(path: String, mode: String) throws {
+        self.path = path
+        let server = #"""
+        import socket, sys, os, time
+        path, mode = sys.argv[1], sys.argv[2]
+        try: os.unlink(path)
+        except FileNotFoundError: pass
+        s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(16)
+        open(path + ".ready", "w").close()
+        conns = []
+        s.settimeout(0.5)
+        end = time.time() + 600
+        while time.time() < end:
+            try:
+                c, _ = s.accept(); conns.append(c)
+                open(path + ".conn", "w").close()
+                if mode == "garbage": c.sendall(os.urandom(4096))
+            except socket.timeout: pass
+        """#
+        guard let c = Child(["/usr/bin/python3", "-c", server, path, mode], env: ProcessInfo.processInfo.environment,
+                            stdout: "/dev/null", stderr: "/dev/null") else { throw HarnessError("cannot start the \(mode) socket") }
+        child = c
+        guard Wait.until(timeout: 10, { FileManager.default.fileExists(atPath: path + ".ready") }) else {
+            stop()
+            throw HarnessError("the \(mode) socket at \(path) did not start")
+        }
+    }
+
+    var connected: Bool { FileManager.default.fileExists(atPath: path + ".conn") }
+
+    func stop() {
+        kill(child.pid, SIGKILL)
+        _ = child.wait(timeout: 5)
+        for p in [path, path + ".ready", path + ".conn"] { unlink(p) }
+    }
+}

@@ -24,4 +24,13 @@ int csys_memfd(const char *name);
 /* Seals a memfd's size (the compositor maps it: it must never shrink under it). */
 int csys_seal_size(int fd);
 
+/* FFmpeg's error messages, per thread: its log callback takes a va_list, which Swift cannot
+ * format. After csys_av_log_capture(), the last message at AV_LOG_ERROR or worse that the
+ * calling thread logged ("Picture size 65535x65535 is invalid") is kept until cleared; nothing
+ * is printed. */
+void csys_av_log_capture(void);
+void csys_av_clear_error(void);
+/* The last captured message ("" if none): valid until this thread logs again. */
+const char *csys_av_last_error(void);
+
 #endif /* WAYLOOP_CSYSTEM_H */

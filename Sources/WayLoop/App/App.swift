@@ -206,7 +206,9 @@ final class App {
         switch Sys.readFile(path, limit: 1 << 20) {
         case .failure(let e):
             if e.code == ENOENT && cli.configPath == nil { return .success([]) }
-            return .failure(ConfigError(file: path, line: 0, reason: "cannot read it: \(Sys.errnoText(e.code))"))
+            // readFile refuses what is not a regular file (a FIFO would block): EINVAL.
+            let why = e.code == EINVAL ? "not a regular file" : e.code == EFBIG ? "too large (over 1 MiB)" : Sys.errnoText(e.code)
+            return .failure(ConfigError(file: path, line: 0, reason: "cannot read it: \(why)"))
         case .success(let text):
             do { return .success(try ConfigFile.parse(text, path: path, home: home)) } catch { return .failure(error) }
         }

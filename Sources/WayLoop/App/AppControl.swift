@@ -267,6 +267,9 @@ extension App: ControlServerDelegate {
         let errors = recheck(paths)
         if !errors.isEmpty {
             control?.reply(to: client, ControlError.video(errors).reply)
+            // Nothing names these files: their failures are not kept (10 000 sets to missing
+            // files must not grow the memo).
+            if pending.isEmpty { forgetWhatNothingNeeds() }
             return
         }
         let tag = nextTag

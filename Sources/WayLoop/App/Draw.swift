@@ -32,6 +32,7 @@ extension App {
         }
         for h in heads.values { soonest(scheduleState(h).flatMap { Schedule.wake($0, now: now) }) }
         for due in changed.values { soonest(max(now, due)) }
+        soonest(control?.nextExpiry.map { max(now, $0) })
         for v in videos.values where !isHidden(v) { soonest(v.regrowDeadline(now: now)) }
         if needsReconcile { return 0 }
         return Schedule.timeoutMs(until: deadline, now: now)
@@ -55,6 +56,7 @@ extension App {
             log.debug("'\(v.path)': nothing presented for \(options.releaseAfter) s: decoder and frames released")
         }
         applyFileChanges(now: now)
+        control?.expireIdle(now: now)
         // Only for clips someone can see: a paused output must not restart from frame 0.
         for v in videos.values where !isHidden(v) { v.regrowIfDue(now: now) }
         for h in heads.values { draw(h, now: now) }

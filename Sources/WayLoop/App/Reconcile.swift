@@ -56,6 +56,13 @@ extension App {
                 if let active = h.drawn, failedVideos[active.video] == nil, active.video != want?.video {
                     continue
                 }
+                // The video on screen broke (rewritten in place, unreadable mid-stream) and no
+                // fallback video can play: its last picture stays (the surface keeps its buffer)
+                // until the file changes again or the settings do.
+                if want == nil, let active = h.drawn, active.video == target.video, h.surface != nil {
+                    apply(h, .fail(e.failureKind, "\(e); showing its last picture until the file changes"))
+                    continue
+                }
                 apply(h, .fail(e.failureKind, "\(e)"))
             }
             let previous = h.drawn

@@ -16,6 +16,8 @@ final class ControlServer {
     static let maxClients = 32
     /// A subscriber that falls this far behind is dropped rather than buffered without end.
     static let outputLimit = 1 << 20
+    /// A connection that sends nothing for this long (not a subscriber, no reply owed) is closed.
+    static let idleTimeout: Nanos = 10 * 1_000_000_000
 
     let path: String
     weak var delegate: ControlServerDelegate?
@@ -35,7 +37,10 @@ final class ControlServer {
         var splitter = LineSplitter(limit: ControlServer.lineLimit)
         var output: [UInt8] = []
         var subscribed = false
-        /// When it last sent something (or connected).
+        /// Requests handed to the delegate and not answered yet (a `set` waits for its first
+        /// frame, a hand-over for the new settings): such a connection is never idle.
+        var awaiting = 0
+        /// When it last sent something, was answered, or connected.
         var lastActive: Nanos
         init(id: Int, fd: Int32) {
             self.id = id
@@ -51,13 +56,13 @@ final class ControlServer {
     init(path: String, log: Logger) throws(ControlError) {
         self.path = path
         self.log = log
-        guard path.utf8.count < 108 else { throw .busy("the control socket path is too long: \(path)") }
+        guard PathBytes.encode(path).count < 108 else { throw .busy("the control socket path is too long: \(path)") }
         var st = stat()
-        if lstat(path, &st) == 0 {
+        if lstat(Sys.cPath(path), &st) == 0 {
             guard (st.st_mode & S_IFMT) == S_IFSOCK else {
                 throw .busy("\(path) exists and is not a socket; remove it")
             }
-            unlink(path)
+            unlink(Sys.cPath(path))
             log.notice("replaced a stale control socket left by an earlier run: \(path)")
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -84,7 +89,7 @@ final class ControlServer {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            let bytes = Array(path.utf8.prefix(raw.count - 1))
+            let bytes = Array(PathBytes.encode(path).prefix(raw.count - 1))
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
@@ -99,7 +104,7 @@ final class ControlServer {
         }
         clients.removeAll()
         close(listenFD)
-        unlink(path)
+        unlink(Sys.cPath(path))
     }
 
     // MARK: Polling
@@ -138,7 +143,7 @@ final class ControlServer {
             if fd < 0 {
                 // Out of descriptors: stop polling the listening socket for a second, not spin.
                 if errno == EMFILE || errno == ENFILE {
-                    log.notice("control: cannot accept a connection: \(Sys.errnoText()); retrying in 1 s")
+                    log.notice("cannot accept a connection: \(Sys.errnoText()); retrying in 1 s")
                     acceptPausedUntil = Sys.now() + 1_000_000_000
                 }
                 return
@@ -158,7 +163,7 @@ final class ControlServer {
                 refusal = nil
             }
             if let refusal {
-                log.notice("control: \(refusal)")
+                log.notice("\(refusal)")
                 let line = Array((refusal.reply.serialized + "\n").utf8)
                 _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
                 close(fd)
@@ -175,7 +180,7 @@ final class ControlServer {
     /// them out). False when every connection is a subscriber.
     private func evictIdle() -> Bool {
         guard let c = clients.values.filter({ !$0.subscribed }).min(by: { $0.lastActive < $1.lastActive }) else { return false }
-        log.notice("control: \(Self.maxClients) connections open: closing the one idle longest (\((Sys.now() - c.lastActive) / 1_000_000) ms)")
+        log.notice("\(Self.maxClients) connections open: closing the one idle longest (\((Sys.now() - c.lastActive) / 1_000_000) ms)")
         enqueue(c, ControlError.busy("closed: too many control connections, and this one was idle the longest").reply)
         drop(c)
         return true
@@ -195,7 +200,9 @@ final class ControlServer {
                         if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
                         switch ControlRequest.parse(text) {
                         case .failure(let e): reply(to: c.id, e.reply)
-                        case .success(let r): delegate?.control(self, request: r, from: c.id)
+                        case .success(let r):
+                            c.awaiting += 1
+                            delegate?.control(self, request: r, from: c.id)
                         }
                     }
                 }
@@ -220,7 +227,29 @@ final class ControlServer {
 
     func reply(to id: Int, _ value: JSON) {
         guard let c = clients[id] else { return }
+        c.awaiting = max(0, c.awaiting - 1)
+        c.lastActive = Sys.now()
         enqueue(c, value)
+    }
+
+    // MARK: Idle connections
+
+    private func mayExpire(_ c: Client) -> Bool { !c.subscribed && c.awaiting == 0 }
+
+    /// When the next silent connection is due to be closed (nil: none can be).
+    var nextExpiry: Nanos? {
+        clients.values.filter(mayExpire).map { $0.lastActive + Self.idleTimeout }.min()
+    }
+
+    /// Closes the connections that sent nothing for `idleTimeout` (with an error line saying so):
+    /// a client that connects and never writes, or stops half-way through a line, cannot hold a
+    /// connection slot for ever.
+    func expireIdle(now: Nanos) {
+        for c in clients.values where mayExpire(c) && now - c.lastActive >= Self.idleTimeout {
+            log.debug("closing a connection silent for \(Self.idleTimeout / 1_000_000_000) s")
+            enqueue(c, ControlError.busy("closed: nothing received for \(Self.idleTimeout / 1_000_000_000) s").reply)
+            drop(c)
+        }
     }
 
     /// Marks a client as a subscriber: it gets every `publish` from now on.
@@ -236,7 +265,7 @@ final class ControlServer {
         c.output.append(contentsOf: value.serialized.utf8)
         c.output.append(UInt8(ascii: "\n"))
         if c.output.count > Self.outputLimit {
-            log.notice("control: dropping a client that stopped reading (\(c.output.count) bytes queued)")
+            log.notice("dropping a client that stopped reading (\(c.output.count) bytes queued)")
             drop(c)
             return
         }

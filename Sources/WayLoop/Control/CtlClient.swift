@@ -52,7 +52,7 @@ enum CtlClient {
                 if command.json {
                     Sys.writeStdout(reply.serialized + "\n")
                 } else {
-                    let lines = (reply["outputs"]?.array ?? []).compactMap(OutputStatus.init(json:)).map(\.line)
+                    let lines = (reply["outputs"]?.array ?? []).compactMap(OutputStatus.init(json:)).map { LineText.escaped($0.line) }
                     Sys.writeStdout(lines.isEmpty ? "no outputs\n" : lines.joined(separator: "\n") + "\n")
                 }
             case .subscribe:
@@ -61,7 +61,7 @@ enum CtlClient {
                     Sys.writeStdout(event.serialized + "\n")
                 }
             default:
-                if let m = reply["message"]?.string { Sys.writeStdout(m + "\n") }
+                if let m = reply["message"]?.string { Sys.writeStdout(LineText.escaped(m) + "\n") }
             }
             return ok
         }

@@ -29,7 +29,7 @@ final class InstanceLock {
                 "XDG_RUNTIME_DIR is not set and /tmp/wayloop-\(getuid()) is not a directory of this user alone"))
         }
         let p = path
-        let fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(Sys.cPath(p), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failed(InstanceLockError(description: "cannot open the lock file \(p): \(Sys.errnoText())")) }
         let deadline = Sys.now() + Nanos(waitSeconds * 1e9)
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {

@@ -3,6 +3,7 @@
 // and at the end of the stream drains the codec, seeks back to the start and goes on, so the
 // first frame of the next pass is queued before the last one of this pass is on screen.
 import CFFmpeg
+import CSystem
 import Glibc
 import WayLoopCore
 
@@ -66,15 +67,18 @@ final class Decoder {
 
     private func open() throws(VideoError) -> VideoInfo {
         var fmt: UnsafeMutablePointer<AVFormatContext>?
-        var rc = avformat_open_input(&fmt, path, nil, nil)
-        guard rc >= 0, let fmt else { throw .notAVideo(path, reason: AVError.text(rc)) }
+        csys_av_clear_error()
+        var rc = avformat_open_input(&fmt, Sys.cPath(path), nil, nil)
+        guard rc >= 0, let fmt else { throw .notAVideo(path, reason: AVError.reason(rc)) }
         format = fmt
         // FFmpeg's tty demuxer shows text files as "ANSI art" video: a text file is not a video.
         if let name = fmt.pointee.iformat?.pointee.name, String(cString: name) == "tty" {
             throw .notAVideo(path, reason: "it is a text file")
         }
         rc = avformat_find_stream_info(fmt, nil)
-        guard rc >= 0 else { throw .notAVideo(path, reason: AVError.text(rc)) }
+        guard rc >= 0 else { throw .notAVideo(path, reason: AVError.reason(rc)) }
+        // No stream at all: a container cut before its index (a truncated download).
+        guard fmt.pointee.nb_streams > 0 else { throw .notAVideo(path, reason: "no streams in it: truncated, or not a video") }
         rc = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard rc >= 0 else { throw .noVideoStream(path) }
         streamIndex = rc
@@ -306,7 +310,7 @@ final class Decoder {
     private func reopen() throws(VideoError) {
         avformat_close_input(&format)
         var fmt: UnsafeMutablePointer<AVFormatContext>?
-        var rc = avformat_open_input(&fmt, path, nil, nil)
+        var rc = avformat_open_input(&fmt, Sys.cPath(path), nil, nil)
         guard rc >= 0, let fmt else { throw .decodeFailed(path, reason: "cannot reopen to loop: \(AVError.text(rc))") }
         format = fmt
         rc = avformat_find_stream_info(fmt, nil)
@@ -342,6 +346,13 @@ final class Decoder {
 }
 
 enum AVError {
+    /// What went wrong, for a failure just now on this thread: FFmpeg's last error message if it
+    /// logged one since `csys_av_clear_error`, else the code's text.
+    static func reason(_ code: Int32) -> String {
+        let logged = String(cString: csys_av_last_error())
+        return logged.isEmpty ? text(code) : logged
+    }
+
     /// FFmpeg's text for an AVERROR code (av_err2str is a macro).
     static func text(_ code: Int32) -> String {
         var buf = [CChar](repeating: 0, count: 128)
@@ -350,5 +361,10 @@ enum AVError {
     }
 }
 
-/// FFmpeg's own log would print per-packet lines; WayLoop reports errors itself (once each).
-func av_quiet() { av_log_set_level(avx_log_quiet()) }
+/// FFmpeg's own log would print per-packet lines; WayLoop reports errors itself (once each),
+/// with FFmpeg's last error message where its error code says less ("Device or resource busy"
+/// for a picture size no decoder takes).
+func av_quiet() {
+    av_log_set_level(avx_log_quiet())
+    csys_av_log_capture()
+}

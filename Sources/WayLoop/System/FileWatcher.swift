@@ -4,6 +4,7 @@
 // Directories, not files: a rename over a file replaces the inode a file watch would follow.
 // Main thread only; its fd is a slot of the poll loop.
 import Glibc
+import WayLoopCore
 
 final class FileWatcher {
     let fd: Int32
@@ -33,7 +34,7 @@ final class FileWatcher {
             directoryByWD[wd] = nil
         }
         for dir in dirs where wdByDirectory[dir] == nil {
-            let wd = inotify_add_watch(fd, dir, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE))
+            let wd = inotify_add_watch(fd, Sys.cPath(dir), UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE))
             guard wd >= 0 else { continue }  // a missing directory: nothing to see yet
             wdByDirectory[dir] = wd
             directoryByWD[wd] = dir
@@ -52,7 +53,7 @@ final class FileWatcher {
                 let nameStart = off + MemoryLayout<inotify_event>.size
                 if e.len > 0, let dir = directoryByWD[e.wd] {
                     let raw = UnsafeRawBufferPointer(rebasing: buffer[nameStart..<min(n, nameStart + Int(e.len))])
-                    let name = String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                    let name = PathBytes.decode(raw.prefix { $0 != 0 })
                     let path = dir == "/" ? "/" + name : dir + "/" + name
                     if paths.contains(path) { out.insert(path) }
                 }

@@ -5,7 +5,7 @@ import Glibc
 enum Preflight {
     static func check(_ path: String) -> VideoError? {
         var st = stat()
-        if stat(path, &st) != 0 {
+        if stat(Sys.cPath(path), &st) != 0 {
             return errno == ENOENT || errno == ENOTDIR ? .notFound(path) : .unreadable(path, reason: Sys.errnoText())
         }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .isDirectory(path) }
@@ -13,7 +13,11 @@ enum Preflight {
         if (st.st_mode & S_IFMT) == S_IFIFO || (st.st_mode & S_IFMT) == S_IFSOCK {
             return .unreadable(path, reason: "not a regular file")
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        // A device reads for ever (/dev/zero, /dev/urandom) or blocks (a tty): never a video.
+        if (st.st_mode & S_IFMT) == S_IFCHR || (st.st_mode & S_IFMT) == S_IFBLK {
+            return .notAVideo(path, reason: "a device, not a file")
+        }
+        let fd = open(Sys.cPath(path), O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 { return .unreadable(path, reason: Sys.errnoText()) }
         defer { close(fd) }
         // Size 0 is empty only if nothing reads either: /proc and /sys files say 0 but have text.

@@ -26,7 +26,18 @@ enum Sys {
         }
     }
 
-    static func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+    static func env(_ name: String) -> String? { getenv(name).map { PathBytes.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } }
+
+    /// The command line, each argument's bytes kept (PathBytes): a Latin-1 file name reaches open(2) as it was typed.
+    static var arguments: [String] {
+        (0..<Int(CommandLine.argc)).map { i in
+            guard let a = CommandLine.unsafeArgv[i] else { return "" }
+            return PathBytes.decode(UnsafeRawBufferPointer(start: a, count: strlen(a)))
+        }
+    }
+
+    /// A path as a C string of its original bytes (PathBytes), for open(2), stat(2), FFmpeg, inotify.
+    static func cPath(_ path: String) -> [CChar] { PathBytes.cString(path) }
 
     /// Opens /dev/null on whichever of fds 0, 1, 2 is closed (open(2) returns the lowest free fd).
     static func ensureStandardDescriptors() {
@@ -78,14 +89,14 @@ enum Sys {
     static var currentDirectory: String {
         var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buf, buf.count) != nil else { return "/" }
-        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return PathBytes.decode(buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
     }
 
     /// A whole (small) file as UTF-8 text, or the errno that stopped the read (EFBIG over `limit`).
     struct Errno: Error, Equatable { let code: Int32 }
 
     static func readFile(_ path: String, limit: Int) -> Result<String, Errno> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = open(cPath(path), O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return .failure(Errno(code: errno)) }
         defer { close(fd) }
         var st = stat()
@@ -102,7 +113,7 @@ enum Sys {
             data += buf[0..<n]
             if data.count > limit { return .failure(Errno(code: EFBIG)) }
         }
-        return .success(String(decoding: data, as: UTF8.self))
+        return .success(PathBytes.decode(data))
     }
 
     /// A DRM render node exists (/dev/dri/renderD*): without one, GL can only be software.

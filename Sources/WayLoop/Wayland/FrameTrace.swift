@@ -32,7 +32,7 @@ final class FrameTrace {
     /// Opens (creates) `path` for appending; a regular file only: a FIFO without a reader or a
     /// device would block the main loop or fill without end. Throws the reason.
     init(path: String) throws(SinkError) {
-        let f = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o644)
+        let f = open(Sys.cPath(path), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o644)
         if f < 0 { throw SinkError(Sys.errnoText()) }
         var st = stat()
         guard fstat(f, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
