@@ -16,6 +16,8 @@
 // AVERROR_EOF and AVERROR(EAGAIN) are macros built from FFERRTAG / negation.
 static inline int avx_error_eof(void) { return AVERROR_EOF; }
 static inline int avx_error_eagain(void) { return AVERROR(EAGAIN); }
+// AV_CODEC_PROP_INTRA_ONLY: every frame stands alone (MJPEG): lowres may change at any frame.
+static inline int avx_codec_prop_intra_only(void) { return AV_CODEC_PROP_INTRA_ONLY; }
 // AV_NOPTS_VALUE is a macro cast of INT64_MIN.
 static inline int64_t avx_nopts(void) { return AV_NOPTS_VALUE; }
 // AVFrame.duration replaced pkt_duration in libavutil 57.30 (FFmpeg 6.0).

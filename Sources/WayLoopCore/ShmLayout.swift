@@ -101,4 +101,21 @@ public enum DecodeScale {
         guard need > 0, need < threshold else { return 1 }
         return need
     }
+
+    /// libavcodec's `lowres` for a decoder that has it (MJPEG, MPEG-1/2/4 part 2: the IDCT
+    /// itself gives 1/2, 1/4 or 1/8 of the picture, so a full-size frame never exists): the
+    /// largest n ≤ `maxLowres` whose 1/2ⁿ still holds every pixel the outputs need (`scale`).
+    public static func lowres(scale: Double, maxLowres: Int) -> Int {
+        guard scale > 0, scale < 1 else { return 0 }
+        var n = 0
+        while n < maxLowres && 1.0 / Double(1 << (n + 1)) >= scale { n += 1 }
+        return n
+    }
+
+    /// What is left to scale a frame decoded at `lowres` by, to reach `scale` of the coded size
+    /// (1: nothing worth a second pass).
+    public static func remaining(scale: Double, lowres: Int) -> Double {
+        let r = min(1, scale * Double(1 << lowres))
+        return r >= threshold ? 1 : r
+    }
 }

@@ -135,4 +135,30 @@ final class DecodeScaleTests: XCTestCase {
             XCTAssertEqual(DecodeScale.factor(video: video, turned: turned, outputs: outputs), want, accuracy: 1e-9, note)
         }
     }
+
+    /// lowres: the largest power-of-two reduction that still holds what the outputs sample.
+    func testLowres() {
+        let cases: [(scale: Double, max: Int, want: Int, note: String)] = [
+            (1, 3, 0, "full size"),
+            (0.74, 3, 0, "just under the threshold: above a half"),
+            (0.5, 3, 1, "exactly a half"),
+            (0.3, 3, 1, "a quarter would be too small"),
+            (0.25, 3, 2, "exactly a quarter"),
+            (0.078, 3, 3, "8192 on 640: an eighth"),
+            (0.01, 3, 3, "never past the decoder's maximum"),
+            (0.01, 0, 0, "a decoder without lowres"),
+            (0.2, 1, 1, "a decoder with only 1/2"),
+            (0, 3, 0, "no scale"),
+        ]
+        for c in cases {
+            XCTAssertEqual(DecodeScale.lowres(scale: c.scale, maxLowres: c.max), c.want, c.note)
+            // What is left for libswscale never enlarges, and lowres never undershoots.
+            let n = DecodeScale.lowres(scale: c.scale, maxLowres: c.max)
+            XCTAssertGreaterThanOrEqual(1.0 / Double(1 << n), min(1, c.scale), c.note)
+            XCTAssertLessThanOrEqual(DecodeScale.remaining(scale: c.scale, lowres: n), 1, c.note)
+        }
+        XCTAssertEqual(DecodeScale.remaining(scale: 0.078, lowres: 3), 0.624, accuracy: 1e-9, "1024 → 639")
+        XCTAssertEqual(DecodeScale.remaining(scale: 0.3, lowres: 1), 0.6, accuracy: 1e-9, "0.6 of the half is left")
+        XCTAssertEqual(DecodeScale.remaining(scale: 0.4, lowres: 1), 1, "0.8 of the half: not worth a second pass")
+    }
 }

@@ -345,7 +345,8 @@ final class App {
 
     func startVideo(_ path: String) -> Bool {
         guard let v = Clip(path: path, queueFrames: queueFrames, cacheBudget: options.cacheMB << 20, wakeup: wakeup,
-                            maxTextureSize: maxPictureSize, decoderThreads: decoderThreads, log: log.scoped("video")) else {
+                            maxTextureSize: maxPictureSize, decoderThreads: decoderThreads, outputs: outputsShowing(path),
+                            log: log.scoped("video")) else {
             log.error("cannot start a decoder thread: \(Sys.errnoText())")
             return false
         }

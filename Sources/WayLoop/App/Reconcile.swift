@@ -144,13 +144,19 @@ extension App {
     func updateDecodeScales() {
         for v in videos.values {
             guard let info = v.info else { continue }
-            let outputs: [(size: Size, mode: ScaleMode)] = heads.values.compactMap { h in
-                guard let s = h.drawn ?? h.target, s.video == v.path else { return nil }
-                let size = h.surface.map(\.bufferSize).flatMap { $0.isEmpty ? nil : $0 } ?? h.output.info.physicalSize
-                return (size, s.mode)
-            }
+            let outputs = outputsShowing(v.path)
             v.setDecodeScale(DecodeScale.factor(video: Size(width: info.width, height: info.height),
-                                                turned: info.orientation.rotation % 180 != 0, outputs: outputs))
+                                                turned: info.orientation.rotation % 180 != 0, outputs: outputs), outputs: outputs)
+        }
+    }
+
+    /// The outputs that show or will show `path`: their buffer size once configured, else the
+    /// output's mode, and the scale mode.
+    func outputsShowing(_ path: String) -> [(size: Size, mode: ScaleMode)] {
+        heads.values.compactMap { h in
+            guard let s = h.drawn ?? h.target, s.video == path else { return nil }
+            let size = h.surface.map(\.bufferSize).flatMap { $0.isEmpty ? nil : $0 } ?? h.output.info.physicalSize
+            return (size, s.mode)
         }
     }
 

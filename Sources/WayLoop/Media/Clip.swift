@@ -33,8 +33,12 @@ final class Clip {
 
     private let decoderThreads: Int
 
+    /// The outputs that show it (size, mode), for the decoder's choice of `lowres` at open.
+    private var outputs: [(size: Size, mode: ScaleMode)]
+
     init?(path: String, queueFrames: Int, cacheBudget: Int, wakeup: WakeupFD, maxTextureSize: Int?, decoderThreads: Int,
-          log: Logger) {
+          outputs: [(size: Size, mode: ScaleMode)], log: Logger) {
+        self.outputs = outputs
         self.decoderThreads = decoderThreads
         self.path = path
         self.log = log
@@ -43,6 +47,7 @@ final class Clip {
         self.maxTextureSize = maxTextureSize
         channel = FrameChannel(capacity: queueFrames, wakeup: wakeup, maxTextureSize: maxTextureSize, cacheBudget: cacheBudget,
                                decoderThreads: decoderThreads)
+        channel.outputs = outputs
         guard let t = Decoder.start(path: path, channel: channel, log: log) else { return nil }
         thread = t
     }
@@ -55,7 +60,8 @@ final class Clip {
     /// size and resized at once: no restart for a passing size).
     static let regrowAfter: Nanos = 1_000_000_000
 
-    func setDecodeScale(_ f: Double) {
+    func setDecodeScale(_ f: Double, outputs: [(size: Size, mode: ScaleMode)]) {
+        self.outputs = outputs
         guard abs(f - decodeScale) > 0.01 else { return }
         decodeScale = f
         channel.targetScale = f
@@ -96,6 +102,7 @@ final class Clip {
         channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, maxTextureSize: maxTextureSize,
                                cacheBudget: cacheBudget, decoderThreads: decoderThreads)
         channel.targetScale = decodeScale
+        channel.outputs = outputs
         thread = Decoder.start(path: path, channel: channel, log: log)
         clock = PlaybackClock()
         anchored = false

@@ -33,6 +33,13 @@ final class Decoder {
     private var downscaledProvisionally = false
     /// The smallest scale frames were decoded at (what a replayed loop cache holds).
     private var smallestScale = 1.0
+    /// libavcodec's `lowres` the codec runs with, and the scale the outputs asked for before the
+    /// main thread could say (from `channel.outputs`, at open).
+    private var lowres = 0
+    private var maxLowres = 0
+    private var intraOnly = false
+    private var hintedScale = 1.0
+    private var orientationTurned = false
 
     init(path: String, channel: FrameChannel, log: Logger) {
         self.path = path
@@ -93,20 +100,12 @@ final class Decoder {
             let name = String(cString: avcodec_get_name(par.pointee.codec_id))
             throw .unsupportedCodec(path, codec: name == "none" ? "unknown" : name)
         }
-        guard let ctx = avcodec_alloc_context3(decoder) else { throw .decodeFailed(path, reason: "out of memory") }
-        codec = ctx
-        rc = avcodec_parameters_to_context(ctx, par)
-        guard rc >= 0 else { throw .decodeFailed(path, reason: AVError.text(rc)) }
-        ctx.pointee.pkt_timebase = timeBase
-        // Frame threads, by measurement (ffmpeg -threads N -f null, this machine). GL: two: 1080p
-        // H.264 2.43 CPU-s and 1.45 s wall for 600 frames against 2.36 and 2.47 with one; 2160p
-        // 4.50 against 4.22 CPU-s, 2.52 against 4.25 s wall: 3-7 % more CPU for decoding that
-        // keeps up while llvmpipe takes the other core. shm: one, since the main thread needs
-        // ~1 ms a frame and one thread keeps up with 2160p30 (7 ms a frame); a second costs up
-        // to 25 % more decoding CPU (0.95 against 0.76 CPU-s, bench's 1080p clip, 600 frames).
-        ctx.pointee.thread_count = Int32(channel.decoderThreads)
-        rc = avcodec_open2(ctx, decoder, nil)
-        guard rc >= 0 else { throw .unsupportedCodec(path, codec: String(cString: decoder.pointee.name)) }
+        maxLowres = Int(decoder.pointee.max_lowres)
+        intraOnly = (avcodec_descriptor_get(par.pointee.codec_id)?.pointee.props ?? 0) & avx_codec_prop_intra_only() != 0
+        orientationTurned = Decoder.orientation(of: stream).rotation % 180 != 0
+        hintedScale = DecodeScale.factor(video: Size(width: Int(par.pointee.width), height: Int(par.pointee.height)),
+                                         turned: orientationTurned, outputs: channel.outputs)
+        try openCodec(decoder, par, lowres: DecodeScale.lowres(scale: hintedScale, maxLowres: maxLowres))
         packet = av_packet_alloc()
         for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {
             nominalDuration = av_rescale(Nanos(rate.den), .nanosPerSecond, Nanos(rate.num))
@@ -134,6 +133,45 @@ final class Decoder {
                          codec: String(cString: decoder.pointee.name), pixelFormat: pixfmt,
                          frameRate: Double(Nanos.nanosPerSecond) / Double(nominalDuration),
                          orientation: Decoder.orientation(of: stream))
+    }
+
+    /// (Re)creates the codec context at `lowres` (the old one, if any, is freed: its frames
+    /// live on by reference).
+    private func openCodec(_ decoder: UnsafePointer<AVCodec>, _ par: UnsafePointer<AVCodecParameters>, lowres n: Int) throws(VideoError) {
+        avcodec_free_context(&codec)
+        guard let ctx = avcodec_alloc_context3(decoder) else { throw .decodeFailed(path, reason: "out of memory") }
+        codec = ctx
+        let rc = avcodec_parameters_to_context(ctx, par)
+        guard rc >= 0 else { throw .decodeFailed(path, reason: AVError.text(rc)) }
+        ctx.pointee.pkt_timebase = timeBase
+        // Frame threads, by measurement (ffmpeg -threads N -f null, this machine). GL: two: 1080p
+        // H.264 2.43 CPU-s and 1.45 s wall for 600 frames against 2.36 and 2.47 with one; 2160p
+        // 4.50 against 4.22 CPU-s, 2.52 against 4.25 s wall: 3-7 % more CPU for decoding that
+        // keeps up while llvmpipe takes the other core. shm: one, since the main thread needs
+        // ~1 ms a frame and one thread keeps up with 2160p30 (7 ms a frame); a second costs up
+        // to 25 % more decoding CPU (0.95 against 0.76 CPU-s, bench's 1080p clip, 600 frames).
+        ctx.pointee.thread_count = Int32(channel.decoderThreads)
+        ctx.pointee.lowres = Int32(n)
+        guard avcodec_open2(ctx, decoder, nil) >= 0 else { throw .unsupportedCodec(path, codec: String(cString: decoder.pointee.name)) }
+        if n != lowres || n > 0 { log.debug("decoding at lowres \(n) (1/\(1 << n) of the coded size)") }
+        lowres = n
+    }
+
+    /// The scale the outputs need (of the coded size): the main thread's once it has said,
+    /// else what `channel.outputs` gave at open.
+    private var wantedScale: Double { channel.targetScaleIsSet ? channel.targetScale : hintedScale }
+
+    /// Opens the codec again at another `lowres` when the outputs' needs moved past a power of
+    /// two: at once for an intra-only codec (MJPEG: any frame stands alone), else at the start
+    /// of a pass (a key frame). True if it did.
+    @discardableResult
+    private func followLowres(atPassStart: Bool) throws(VideoError) -> Bool {
+        guard maxLowres > 0, intraOnly || atPassStart, let codec, let decoder = codec.pointee.codec,
+              let format, let par = format.pointee.streams[Int(streamIndex)]?.pointee.codecpar else { return false }
+        let want = DecodeScale.lowres(scale: wantedScale, maxLowres: maxLowres)
+        guard want != lowres else { return false }
+        try openCodec(decoder, par, lowres: want)
+        return true
     }
 
     /// The stream's display matrix as an orientation (as ffmpeg's autorotate reads it; a negative
@@ -172,6 +210,7 @@ final class Decoder {
             }
         }
         while !channel.shouldStop {
+            if intraOnly { try followLowres(atPassStart: false) }
             guard let frame = channel.obtainFrame() else { throw .decodeFailed(path, reason: "out of memory") }
             switch nextFrame(into: frame) {
             case .frame:
@@ -303,7 +342,7 @@ final class Decoder {
             log.debug("cannot seek back (\(AVError.text(rc))): reopening")
             try reopen()
         }
-        avcodec_flush_buffers(codec)
+        if try !followLowres(atPassStart: true) { avcodec_flush_buffers(codec) }
         draining = false
     }
 
@@ -333,12 +372,14 @@ final class Decoder {
         if tooLarge && !channel.maxTextureSizeIsFinal { downscaledProvisionally = true }
         // Frames follow the screen, not the file: scaled here, on this thread, to what the
         // largest output showing them samples (the main thread then converts at output size).
-        let scale = channel.targetScale
+        let scale = wantedScale
         smallestScale = min(smallestScale, scale)
-        if !tooLarge && scale >= 1 && PlaneLayout(frame: frame) != nil { return frame }
+        // A frame decoded at lowres n is already 1/2ⁿ: only the rest is left to libswscale.
+        let rest = DecodeScale.remaining(scale: scale, lowres: lowres)
+        if !tooLarge && rest >= 1 && PlaneLayout(frame: frame) != nil { return frame }
         if converter == nil { converter = PixelConverter(log: log) }
         guard let out = channel.obtainFrame() else { channel.recycle(FrameHandle(frame: frame)); return nil }
-        let ok = converter!.convert(frame, into: out, maxSize: maxSize, scale: scale)
+        let ok = converter!.convert(frame, into: out, maxSize: maxSize, scale: rest)
         channel.recycle(FrameHandle(frame: frame))
         if !ok { channel.recycle(FrameHandle(frame: out)); return nil }
         return out

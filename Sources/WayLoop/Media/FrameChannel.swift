@@ -96,9 +96,20 @@ final class FrameChannel: @unchecked Sendable {
     /// The scale (≤ 1) the decoder brings frames to: what the largest output showing the video
     /// samples (DecodeScale). Set by the main thread.
     private var _targetScale = 1.0
+    private var _targetScaleIsSet = false
     var targetScale: Double {
         get { lock.withLock { _targetScale } }
-        set { lock.withLock { _targetScale = newValue } }
+        set { lock.withLock { _targetScale = newValue; _targetScaleIsSet = true } }
+    }
+    /// The main thread has said (it can only once the video is open).
+    var targetScaleIsSet: Bool { lock.withLock { _targetScaleIsSet } }
+    /// The outputs that will show the video (buffer or mode size, scale mode), set before the
+    /// decoder starts: it picks libavcodec's `lowres` from them before it opens the codec, so that
+    /// not even the first frame of a huge MJPEG exists at full size.
+    private var _outputs: [(size: Size, mode: ScaleMode)] = []
+    var outputs: [(size: Size, mode: ScaleMode)] {
+        get { lock.withLock { _outputs } }
+        set { lock.withLock { _outputs = newValue } }
     }
     /// Set by the decoder when it replays the loop cache: the smallest scale those frames were
     /// decoded at (nil: it decodes, and a new target scale applies from the next frame).
