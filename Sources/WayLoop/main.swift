@@ -19,7 +19,10 @@ case .success(.version):
     status = .ok
 case .success(.run(var options)):
     // Relative paths are this process's: absolute before anything (or a hand-over) uses them.
-    options.configPath = options.configPath.map { Paths.absolute($0, in: Sys.currentDirectory, home: Sys.env("HOME")) }
+    let cwd = Sys.currentDirectory
+    options.configPath = options.configPath.map { Paths.absolute($0, in: cwd, home: Sys.env("HOME")) }
+    // Bare names (`wayloop ocean`): a file here, else one in the wayloop data directories.
+    options.entries = options.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) } }
     log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
     status = App.run(options: options, arguments: Array(Sys.arguments.dropFirst()), log: log)
 case .success(.ctl(let command)):

@@ -37,7 +37,11 @@ public enum ConfigFile {
     }
 
     /// Parses `text` read from `path`; entries in file order, the top section first.
-    public static func parse(_ text: String, path: String, home: String?) throws(ConfigError) -> [OutputEntry] {
+    /// `find(name, directory)`: what a bare video name (no slash) stands for — a file beside the
+    /// config file or one in the wayloop data directories (VideoLookup); nil keeps it bare, for
+    /// the error to say where it looked. Without `find`, every path is relative to the file.
+    public static func parse(_ text: String, path: String, home: String?,
+                             find: ((String, String) -> String?)? = nil) throws(ConfigError) -> [OutputEntry] {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         var entries: [OutputEntry] = []
         var current = OutputEntry(selector: .all)
@@ -46,6 +50,10 @@ public enum ConfigFile {
         var lineNumber = 0
 
         func fail(_ reason: String) -> ConfigError { ConfigError(file: path, line: lineNumber, reason: reason) }
+        func locate(_ v: String) -> String {
+            guard let find, VideoLookup.isBareName(v) else { return Paths.absolute(v, in: directory, home: home) }
+            return find(v, directory) ?? v
+        }
 
         // A UTF-8 byte-order mark (some Windows editors write one) is not part of the first key.
         let body = text.hasPrefix("\u{feff}") ? Substring(text.dropFirst()) : Substring(text)
@@ -80,7 +88,7 @@ public enum ConfigFile {
             seenKeys.insert(key)
             switch key {
             case "video":
-                current.video = Paths.absolute(value, in: directory, home: home)
+                current.video = locate(value)
             case "renderer":
                 guard current.selector == .all && entries.isEmpty else {
                     throw fail("renderer applies to every output: set it in the top section, before any [output] section")
@@ -92,7 +100,7 @@ public enum ConfigFile {
                 guard setting.set(value, in: &current) else { throw fail("\(key) \(setting.problem(value))") }
                 // A fallback video is relative to this file, like `video`.
                 if setting.key == "fallback", case .video(let v)? = current.fallback {
-                    current.fallback = .video(Paths.absolute(v, in: directory, home: home))
+                    current.fallback = .video(locate(v))
                 }
             default:
                 throw fail("unknown key '\(key)' (video, mode, color, dim, fallback, pause-on-fullscreen, pause-on-battery, renderer)")

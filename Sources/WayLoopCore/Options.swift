@@ -51,6 +51,8 @@ public enum Fallback: Equatable, Sendable, CustomStringConvertible {
     public init(parsing s: String) {
         if let c = RGB(hex: s) { self = .color(c) } else { self = .video(s) }
     }
+    /// The fallback video, if it is one.
+    public var video: String? { if case .video(let v) = self { return v }; return nil }
     public var description: String {
         switch self {
         case .color(let c): return c.description

@@ -79,12 +79,13 @@ final class App {
         case .failure(let e):
             log.scoped("config").error("\(e)")
             return .usage
-        case .success(let c): configEntries = c
+        case .success(let c): configEntries = withDefaultLoop(c, commandLine: cli.entries, log: log)
         }
         var options = cli
         options.entries = configEntries + cli.entries
         guard !options.videos.isEmpty else {
-            log.error("usage: \(UsageError.noVideo) (see wayloop --help)")
+            log.error("usage: \(UsageError.noVideo), and no \(VideoLookup.defaultLoop) is installed in "
+                + "\(VideoLookup.places(Sys.videoDirectories, home: Sys.env("HOME"))) (see wayloop --help)")
             return .usage
         }
         // A video that cannot be played fails its outputs only; with none playable and no
@@ -199,6 +200,17 @@ final class App {
         return cli.configPath ?? ConfigFile.defaultPath(xdgConfigHome: Sys.env("XDG_CONFIG_HOME"), home: Sys.env("HOME"))
     }
 
+    /// Nothing names a video (no argument, no `video` in the config file): the installed
+    /// default loop plays on every output, below whatever the config file sets. Said in one notice.
+    static func withDefaultLoop(_ config: [OutputEntry], commandLine: [OutputEntry], log: Logger) -> [OutputEntry] {
+        guard !(config + commandLine).contains(where: { $0.video != nil }),
+              let loop = VideoLookup.resolve(VideoLookup.defaultLoop, in: Sys.videoDirectories, entries: Sys.fileNames(in:)) else {
+            return config
+        }
+        log.notice("no video given: playing the default loop '\(loop)'")
+        return [OutputEntry(selector: .all, video: loop)] + config
+    }
+
     /// The config file's entries: `--config FILE`, else the default path if it exists.
     static func loadConfig(_ cli: Options) -> Result<[OutputEntry], ConfigError> {
         let home = Sys.env("HOME")
@@ -210,7 +222,9 @@ final class App {
             let why = e.code == EINVAL ? "not a regular file" : e.code == EFBIG ? "too large (over 1 MiB)" : Sys.errnoText(e.code)
             return .failure(ConfigError(file: path, line: 0, reason: "cannot read it: \(why)"))
         case .success(let text):
-            do { return .success(try ConfigFile.parse(text, path: path, home: home)) } catch { return .failure(error) }
+            do {
+                return .success(try ConfigFile.parse(text, path: path, home: home, find: { Sys.findVideo($0, here: $1) }))
+            } catch { return .failure(error) }
         }
     }
 

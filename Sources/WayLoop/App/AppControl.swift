@@ -112,7 +112,7 @@ extension App {
             log.scoped("config").error("\(e); keeping what plays")
             if let client { control?.reply(to: client, ControlError.config("\(e)").reply) }
             return false
-        case .success(let c): entries = c
+        case .success(let c): entries = App.withDefaultLoop(c, commandLine: commandLine.entries, log: log)
         }
         let all = entries + commandLine.entries
         guard all.contains(where: { $0.video != nil }) else {
@@ -332,7 +332,7 @@ extension App: ControlServerDelegate {
         }
         let home = Sys.env("HOME")
         let previous = commandLine
-        commandLine.entries = parsed.entries.map { $0.resolvingPaths(in: cwd, home: home) }
+        commandLine.entries = parsed.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) }.resolvingPaths(in: cwd, home: home) }
         commandLine.configPath = parsed.configPath.map { Paths.absolute($0, in: cwd, home: home) }
         commandLine.noConfig = parsed.noConfig
         commandLine.pauseOnFullscreen = parsed.pauseOnFullscreen

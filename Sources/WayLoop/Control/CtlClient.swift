@@ -23,7 +23,18 @@ enum CtlClient {
     static func run(_ command: CtlCommand) -> Int32 {
         var request = command.request
         // Paths are the caller's: made absolute here, where the working directory is known.
-        if case .set(let e) = request { request = .set(e.resolvingPaths(in: Sys.currentDirectory, home: Sys.env("HOME"))) }
+        if case .set(let e) = request {
+            let cwd = Sys.currentDirectory
+            let named = e.resolvingNames { Sys.findVideo($0, here: cwd) }
+            // A bare name found nowhere: said here, with the places looked in.
+            for v in [named.video, named.fallback?.video].compactMap({ $0 }) where VideoLookup.isBareName(v) {
+                if let problem = Preflight.check(v) {
+                    Sys.writeStderr("wayloop: error: ctl: \(problem)")
+                    return requestFailed
+                }
+            }
+            request = .set(named.resolvingPaths(in: cwd, home: Sys.env("HOME")))
+        }
         let path = ControlServer.defaultPath
         let conn: Connection
         switch Connection.open(path) {

@@ -33,6 +33,8 @@ struct VideoInfo: Sendable, CustomStringConvertible {
 /// Why a video cannot be played. Each case renders as one line naming the file and the reason.
 enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
+    /// A bare name found neither where it was given nor in the wayloop data directories.
+    case nameNotFound(String, places: String)
     case isDirectory(String)
     case unreadable(String, reason: String)
     case empty(String)
@@ -44,6 +46,7 @@ enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .notFound(let p): return "'\(p)': no such file"
+        case .nameNotFound(let n, let places): return "'\(n)': no such file (looked for '\(n)' and '\(n).*' in \(places))"
         case .isDirectory(let p): return "'\(p)': is a directory, not a video file"
         case .unreadable(let p, let r): return "'\(p)': cannot read it: \(r)"
         case .empty(let p): return "'\(p)': the file is empty"
@@ -60,7 +63,7 @@ extension VideoError {
     /// The state machine's kind: missing, not playable, or failed while decoding.
     var failureKind: FailureKind {
         switch self {
-        case .notFound: return .resourceNotFound
+        case .notFound, .nameNotFound: return .resourceNotFound
         case .decodeFailed: return .playbackFailed
         default: return .invalidResource
         }

@@ -1,11 +1,16 @@
 // Checks a video path before anything else starts, so the commonest mistakes get one clear
 // line and exit status 5 without connecting to the compositor or opening a decoder.
 import Glibc
+import WayLoopCore
 
 enum Preflight {
     static func check(_ path: String) -> VideoError? {
         var st = stat()
         if stat(Sys.cPath(path), &st) != 0 {
+            // A bare name that resolved to nothing (VideoLookup): say where it was looked for.
+            if errno == ENOENT && VideoLookup.isBareName(path) {
+                return .nameNotFound(path, places: VideoLookup.places(Sys.videoDirectories, home: Sys.env("HOME")))
+            }
             return errno == ENOENT || errno == ENOTDIR ? .notFound(path) : .unreadable(path, reason: Sys.errnoText())
         }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .isDirectory(path) }

@@ -36,6 +36,43 @@ enum Sys {
         }
     }
 
+    /// The wayloop data directories (VideoLookup): XDG_DATA_HOME, XDG_DATA_DIRS, then the
+    /// install prefix's share/wayloop beside this binary's bin/.
+    static var videoDirectories: [String] {
+        VideoLookup.directories(xdgDataHome: env("XDG_DATA_HOME"), home: env("HOME"), xdgDataDirs: env("XDG_DATA_DIRS"),
+                                prefixShare: executablePath.map { FileWatcher.directory(FileWatcher.directory($0)) + "/share/wayloop" })
+    }
+
+    /// This binary (/proc/self/exe), nil if it cannot be read.
+    static var executablePath: String? {
+        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+        guard n > 0 else { return nil }
+        return PathBytes.decode(buf[0..<n].map { UInt8(bitPattern: $0) })
+    }
+
+    /// The file names in a directory (none if it cannot be read).
+    static func fileNames(in directory: String) -> [String] {
+        guard let d = opendir(cPath(directory)) else { return [] }
+        defer { closedir(d) }
+        var out: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in PathBytes.decode(raw.prefix { $0 != 0 }) }
+            if name != "." && name != ".." { out.append(name) }
+        }
+        return out
+    }
+
+    /// What a bare video name stands for: the file of that name in `here` (the working
+    /// directory, or the config file's), else a match in the wayloop data directories; nil when
+    /// neither has one (the name stays bare and Preflight says where it looked).
+    static func findVideo(_ name: String, here: String) -> String? {
+        let local = Paths.absolute(name, in: here, home: nil)
+        var st = stat()
+        if stat(cPath(local), &st) == 0 { return local }
+        return VideoLookup.resolve(name, in: videoDirectories, entries: fileNames(in:))
+    }
+
     /// A path as a C string of its original bytes (PathBytes), for open(2), stat(2), FFmpeg, inotify.
     static func cPath(_ path: String) -> [CChar] { PathBytes.cString(path) }
 
