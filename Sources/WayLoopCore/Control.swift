@@ -140,14 +140,17 @@ public struct CtlCommand: Equatable, Sendable {
     public var request: ControlRequest
     /// `status --json`: print the reply as it came.
     public var json = false
-    public init(request: ControlRequest, json: Bool = false) {
+    /// `subscribe --waybar`: print waybar's custom-module JSON on each change (Waybar).
+    public var waybar = false
+    public init(request: ControlRequest, json: Bool = false, waybar: Bool = false) {
         self.request = request
         self.json = json
+        self.waybar = waybar
     }
 }
 
 public enum CtlParser {
-    public static let usage = "status [--json] | pause|resume|toggle [OUTPUT] | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] | reload | quit | subscribe"
+    public static let usage = "status [--json] | pause|resume|toggle [OUTPUT] | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] | reload | quit | subscribe [--waybar]"
 
     /// Parses the arguments after `ctl`. Video paths stay as given: the client makes them absolute.
     public static func parse(_ args: [String]) throws(UsageError) -> CtlCommand {
@@ -169,9 +172,16 @@ public enum CtlParser {
             let o = rest.first == "*" ? nil : rest.first
             if let o, o.hasPrefix("-") { throw .unknownOption(o) }
             return CtlCommand(request: cmd == "pause" ? .pause(o) : cmd == "resume" ? .resume(o) : .toggle(o))
-        case "reload", "quit", "subscribe":
+        case "subscribe":
+            var waybar = false
+            for a in rest {
+                guard a == "--waybar" else { throw a.hasPrefix("-") ? .unknownOption(a) : .unexpectedArgument(a) }
+                waybar = true
+            }
+            return CtlCommand(request: .subscribe, waybar: waybar)
+        case "reload", "quit":
             try noMore(rest[...])
-            return CtlCommand(request: cmd == "reload" ? .reload : cmd == "quit" ? .quit : .subscribe)
+            return CtlCommand(request: cmd == "reload" ? .reload : .quit)
         case "set":
             guard let output = rest.first, !output.hasPrefix("-") else { throw .ctl("set needs OUTPUT (or '*') and VIDEO") }
             var e = OutputEntry(selector: output == "*" ? .all : .named(output))
@@ -247,6 +257,9 @@ public struct LineSplitter: Sendable {
 
 /// One output as `status` reports it.
 public struct OutputStatus: Equatable, Sendable {
+    /// The version of `ctl status --json` (top-level `"version"`): fields are only added
+    /// within a version; a change to an existing one gets a new version.
+    public static let version = 1
     public var name: String
     public var description: String
     public var video: String?
@@ -354,5 +367,41 @@ public struct StateEvent: Equatable, Sendable {
     public var json: JSON {
         .object([("event", .string("state")), ("output", .string(output))] + Self.stateFields(state)
                 + [("video", video.map { .string($0) } ?? .null)])
+    }
+}
+
+/// `wayloop ctl subscribe --waybar`: one line of waybar's custom-module JSON (`return-type:
+/// json`) for the outputs as `status` reports them: `text` the video on screen (its file name
+/// without extension, or "N videos"), `tooltip` one line per output, `class` and `alt` the
+/// state that says most (failed, paused, loading, playing, idle). Waybar reads text and tooltip
+/// as Pango markup: `&`, `<` and `>` are escaped.
+public enum Waybar {
+    public static func line(_ outputs: [OutputStatus]) -> JSON {
+        func markup(_ s: String) -> String {
+            var out = ""
+            for c in s {
+                switch c {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                default: out.append(c)
+                }
+            }
+            return out
+        }
+        func title(_ path: String) -> String {
+            let file = path.split(separator: "/").last.map(String.init) ?? path
+            guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
+            return String(file[..<dot])
+        }
+        let order = ["failed", "paused", "loading", "playing", "idle"]
+        let state = outputs.map(\.state.name).min { (order.firstIndex(of: $0) ?? 9) < (order.firstIndex(of: $1) ?? 9) } ?? "idle"
+        var videos: [String] = []
+        for o in outputs { if let v = o.video, !videos.contains(v) { videos.append(v) } }
+        let text = videos.count == 1 ? title(videos[0]) : videos.isEmpty ? "" : "\(videos.count) videos"
+        let tooltip = outputs.map { o in "\(o.name): \(o.state)" + (o.video.map { " — " + title($0) } ?? "") }
+        return .object([("text", .string(markup(LineText.escaped(text)))),
+                        ("tooltip", .string(markup(tooltip.map(LineText.escaped).joined(separator: "\n")))),
+                        ("class", .string(state)), ("alt", .string(state))])
     }
 }

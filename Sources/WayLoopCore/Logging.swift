@@ -84,3 +84,31 @@ public enum LineText {
         u.value < 0x20 || u.value == 0x7f || (0x80...0x9f).contains(u.value) || PathBytes.escapedByte(u) != nil
     }
 }
+
+/// Lines for systemd's journal: a service's stderr connected to journald carries
+/// `JOURNAL_STREAM=DEV:INODE`; each line then starts with its syslog priority (`<3>` error,
+/// `<5>` notice, `<7>` debug and trace, `<6>` anything else), which journald strips and
+/// records, so `journalctl -p err` finds the errors (sd-daemon(3)'s SD_ERR prefixes).
+public enum Journal {
+    public static func prefixed(_ line: String) -> String {
+        let p: Int
+        if line.hasPrefix("wayloop: error:") {
+            p = 3
+        } else if line.hasPrefix("wayloop: notice:") {
+            p = 5
+        } else if line.hasPrefix("wayloop: debug:") || line.hasPrefix("wayloop: trace:") {
+            p = 7
+        } else {
+            p = 6
+        }
+        return "<\(p)>" + line
+    }
+
+    /// Whether `JOURNAL_STREAM` names the stream with this device and inode (a stderr that was
+    /// redirected elsewhere since, by a wrapper script, keeps plain lines).
+    public static func names(_ value: String?, device: UInt64, inode: UInt64) -> Bool {
+        guard let value, let colon = value.firstIndex(of: ":"),
+              let d = UInt64(value[..<colon]), let i = UInt64(value[value.index(after: colon)...]) else { return false }
+        return d == device && i == inode
+    }
+}

@@ -22,10 +22,10 @@ public enum Help {
     public static let version = "wayloop 0.1.0"
 
     public static let text = """
-    Usage: wayloop [OPTIONS] VIDEO
+    Usage: wayloop [OPTIONS] [VIDEO]
            wayloop [-o OUTPUT [-m MODE] [-c RRGGBB] [--dim F] [-f FB] -i VIDEO]... [VIDEO]
            wayloop ctl status [--json] | pause|resume|toggle [OUTPUT] | reload | quit
-                       | subscribe | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB] [--dim F] [-f FB]
+                       | subscribe [--waybar] | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB] [--dim F] [-f FB]
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
     wlroots compositor (sway, Hyprland, river, labwc, niri, ...). Runs in the foreground:
@@ -35,6 +35,11 @@ public enum Help {
     compositor goes away. Settings also come from $XDG_CONFIG_HOME/wayloop/config (see the
     README), read again on SIGHUP, `wayloop ctl reload` and when the file changes; a video
     replaced on disk while it plays is opened again.
+
+    VIDEO is a path, or a bare name looked up in the wayloop data directories
+    ($XDG_DATA_HOME/wayloop, then each $XDG_DATA_DIRS/wayloop): `wayloop ocean` plays
+    ~/.local/share/wayloop/ocean.mp4. With no video at all (and none in the config file),
+    the installed default loop (share/wayloop/default-loop.mp4) plays on every output.
 
     Options:
       -o, --output NAME     apply the options after it to output NAME (connector such as
@@ -73,8 +78,9 @@ public enum Help {
     wayloop ctl talks to the running wayloop (socket $XDG_RUNTIME_DIR/wayloop-$WAYLAND_DISPLAY.sock):
     status, pause/resume/toggle (every output or one), set (switch video or settings at
     run time; the old video plays until the new one is ready), reload, quit, subscribe (one
-    JSON line per state change). ctl exits 0 done, 1 refused or failed, 2 bad command line,
-    3 no wayloop running.
+    JSON line per state change; --waybar: waybar's custom-module JSON). `status --json` is a
+    stable interface ("version": 1). ctl exits 0 done, 1 refused or failed, 2 bad command
+    line, 3 no wayloop running.
 
     Signals: SIGINT/SIGTERM stop (exit 0), SIGUSR1 toggles pause, SIGHUP reloads the config.
     Exit status: 0 stopped normally or handed over, 1 runtime failure, 2 bad command line

@@ -212,7 +212,9 @@ extension App: ControlServerDelegate {
         log.debug("control: \(request.json.serialized)")
         switch request {
         case .status:
-            server.reply(to: client, .object([("ok", .bool(true)), ("outputs", .array(statuses.map(\.json)))]))
+            // A stable interface: within a version, fields are only ever added.
+            server.reply(to: client, .object([("ok", .bool(true)), ("version", .number(Double(OutputStatus.version))),
+                                              ("outputs", .array(statuses.map(\.json)))]))
 
         case .pause(let pattern), .resume(let pattern), .toggle(let pattern):
             let matched = matching(pattern)

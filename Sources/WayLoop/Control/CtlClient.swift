@@ -66,6 +66,23 @@ enum CtlClient {
                     let lines = (reply["outputs"]?.array ?? []).compactMap(OutputStatus.init(json:)).map { LineText.escaped($0.line) }
                     Sys.writeStdout(lines.isEmpty ? "no outputs\n" : lines.joined(separator: "\n") + "\n")
                 }
+            case .subscribe where command.waybar:
+                // One waybar line now and after each event, from a fresh status (outputs come
+                // and go); a line equal to the last one is not repeated.
+                var last = ""
+                func show() -> Bool {
+                    guard case .success(let c) = Connection.open(path) else { return false }
+                    defer { c.close() }
+                    guard case .success = c.send(ControlRequest.status.json), case .success(let r) = c.readLine(timeoutMs: 10_000) else { return false }
+                    let line = Waybar.line((r["outputs"]?.array ?? []).compactMap(OutputStatus.init(json:))).serialized
+                    if line != last { Sys.writeStdout(line + "\n") }
+                    last = line
+                    return true
+                }
+                guard show() else { return requestFailed }
+                while case .success = conn.readLine(timeoutMs: -1) {
+                    guard show() else { break }
+                }
             case .subscribe:
                 // Every event on its own line, flushed at once (for waybar and scripts).
                 while case .success(let event) = conn.readLine(timeoutMs: -1) {

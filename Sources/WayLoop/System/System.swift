@@ -12,11 +12,19 @@ enum Sys {
         return Nanos(ts.tv_sec) * .nanosPerSecond + Nanos(ts.tv_nsec)
     }
 
+    /// stderr is systemd's journal stream (JOURNAL_STREAM names fd 2): lines carry priorities.
+    nonisolated(unsafe) static let stderrIsJournal: Bool = {
+        var st = stat()
+        guard let v = env("JOURNAL_STREAM"), fstat(2, &st) == 0 else { return false }
+        return Journal.names(v, device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }()
+
     /// Writes a whole line to stderr with write(2): unbuffered, so nothing is lost if a C
     /// library aborts the process right after (Swift 6 refuses the `stderr` global).
     static func writeStderr(_ line: String) {
         // One message, one line, whatever a path or a compositor's string holds.
-        var bytes = Array((LineText.escaped(line) + "\n").utf8)
+        let text = LineText.escaped(line)
+        var bytes = Array(((stderrIsJournal ? Journal.prefixed(text) : text) + "\n").utf8)
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + off, $0.count - off) }
