@@ -1,0 +1,165 @@
+# bash completion for wayloop(1) and wayloop ctl (wayloop-ctl(1)).
+# Install as $PREFIX/share/bash-completion/completions/wayloop.
+
+_wayloop_modes='fill fit stretch center tile'
+_wayloop_options='-o --output -i --video -m --mode -c --color --dim -f --fallback
+    --config --no-config --replace --renderer --queue-frames --cache-mb
+    --trace-frames --no-fullscreen-pause --pause-on-battery --release-after
+    --log-level -v --verbose -h --help -V --version'
+_wayloop_ctl_commands='status pause resume toggle set reload quit subscribe'
+_wayloop_video_exts=(mp4 m4v mkv webm mov avi gif mpg mpeg ts m2ts mts flv wmv ogv 3gp y4m apng png jpg jpeg)
+
+# Output names of the wayloop running on this display (none, silently, if none runs).
+_wayloop_outputs() {
+    local json
+    if type -P timeout >/dev/null; then
+        json=$(timeout 2 wayloop ctl status --json 2>/dev/null)
+    else
+        json=$(wayloop ctl status --json 2>/dev/null)
+    fi
+    [[ -n $json ]] || return 0
+    printf '%s\n' "$json" | grep -o '"name":"[^"]*"' | sed 's/^"name":"//; s/"$//'
+}
+
+# COMPREPLY += output names matching $cur, and '*'.
+_wayloop_add_outputs() {
+    local IFS=$'\n' o
+    for o in $(_wayloop_outputs) '*'; do
+        [[ $o == "$cur"* ]] && COMPREPLY+=("$o")
+    done
+}
+
+# COMPREPLY += directories and video files matching $cur, and (for a word without a slash)
+# the names of the videos in the wayloop data directories.
+_wayloop_add_videos() {
+    local IFS=$'\n' f ext dir
+    compopt -o filenames 2>/dev/null
+    for f in $(compgen -f -- "$cur"); do
+        if [[ -d $f ]]; then
+            COMPREPLY+=("$f")
+            continue
+        fi
+        for ext in "${_wayloop_video_exts[@]}"; do
+            if [[ ${f,,} == *."$ext" ]]; then
+                COMPREPLY+=("$f")
+                break
+            fi
+        done
+    done
+    [[ $cur == */* ]] && return 0
+    local -a dirs
+    IFS=: read -r -a dirs <<<"${XDG_DATA_HOME:-$HOME/.local/share}:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
+    for dir in "${dirs[@]}"; do
+        [[ -d $dir/wayloop ]] || continue
+        for f in "$dir"/wayloop/"$cur"*; do
+            [[ -f $f ]] || continue
+            f=${f##*/}
+            f=${f%.*}
+            [[ -n $f ]] && COMPREPLY+=("$f")
+        done
+    done
+}
+
+_wayloop_add_words() {
+    local IFS=$' \t\n'
+    COMPREPLY+=($(compgen -W "$1" -- "$cur"))
+}
+
+_wayloop_ctl() {
+    # COMP_WORDS[1] is "ctl"; COMP_WORDS[2] the ctl command.
+    if ((COMP_CWORD == 2)); then
+        _wayloop_add_words "$_wayloop_ctl_commands"
+        return 0
+    fi
+    case ${COMP_WORDS[2]} in
+    status)
+        _wayloop_add_words '--json'
+        ;;
+    subscribe)
+        _wayloop_add_words '--waybar'
+        ;;
+    pause | resume | toggle)
+        ((COMP_CWORD == 3)) && _wayloop_add_outputs
+        ;;
+    set)
+        if ((COMP_CWORD == 3)); then
+            _wayloop_add_outputs
+            return 0
+        fi
+        case $prev in
+        -m | --mode) _wayloop_add_words "$_wayloop_modes" ;;
+        -c | --color | --dim) ;;
+        -f | --fallback) _wayloop_add_videos ;;
+        *)
+            if [[ $cur == -* ]]; then
+                _wayloop_add_words '-m --mode -c --color --dim -f --fallback'
+            else
+                _wayloop_add_videos
+            fi
+            ;;
+        esac
+        ;;
+    esac
+    return 0
+}
+
+_wayloop() {
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=
+    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+    COMPREPLY=()
+
+    if ((COMP_CWORD >= 2)) && [[ ${COMP_WORDS[1]} == ctl ]]; then
+        _wayloop_ctl
+        return 0
+    fi
+
+    local i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        if [[ ${COMP_WORDS[i]} == -- ]]; then
+            _wayloop_add_videos
+            return 0
+        fi
+    done
+
+    case $prev in
+    -m | --mode)
+        _wayloop_add_words "$_wayloop_modes"
+        return 0
+        ;;
+    --renderer)
+        _wayloop_add_words 'auto gl shm'
+        return 0
+        ;;
+    --log-level)
+        _wayloop_add_words 'error notice debug trace'
+        return 0
+        ;;
+    -o | --output)
+        _wayloop_add_outputs
+        return 0
+        ;;
+    -i | --video | --image | -f | --fallback)
+        _wayloop_add_videos
+        return 0
+        ;;
+    --config | --trace-frames)
+        compopt -o filenames 2>/dev/null
+        local IFS=$'\n'
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return 0
+        ;;
+    -c | --color | --dim | --queue-frames | --cache-mb | --release-after)
+        return 0
+        ;;
+    esac
+
+    if [[ $cur == -* ]]; then
+        _wayloop_add_words "$_wayloop_options"
+        return 0
+    fi
+    ((COMP_CWORD == 1)) && _wayloop_add_words 'ctl'
+    _wayloop_add_videos
+    return 0
+}
+
+complete -F _wayloop wayloop
