@@ -103,7 +103,8 @@ public enum ConfigFile {
                     current.fallback = .video(locate(v))
                 }
             default:
-                throw fail("unknown key '\(key)' (video, mode, color, dim, fallback, pause-on-fullscreen, pause-on-battery, renderer)")
+                let known = ["video"] + EntrySettings.all.map(\.key) + ["renderer"]
+                throw fail("unknown key '\(key)' (\(known.joined(separator: ", ")))")
             }
         }
         entries.append(current)

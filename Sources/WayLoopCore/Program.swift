@@ -4,7 +4,7 @@
 public enum ExitStatus: Int32, Sendable {
     /// Stopped by SIGINT/SIGTERM, or the compositor went away.
     case ok = 0
-    /// A failure while running (EGL/GL, every video failed after start).
+    /// A failure while running: a decoder thread, the control socket or the instance lock could not be set up.
     case failure = 1
     /// Bad command line.
     case usage = 2
