@@ -399,7 +399,7 @@ public enum Waybar {
         var videos: [String] = []
         for o in outputs { if let v = o.video, !videos.contains(v) { videos.append(v) } }
         let text = videos.count == 1 ? title(videos[0]) : videos.isEmpty ? "" : "\(videos.count) videos"
-        let tooltip = outputs.map { o in "\(o.name): \(o.state)" + (o.video.map { " — " + title($0) } ?? "") }
+        let tooltip = outputs.map { o in "\(o.name): \(o.state)" + (o.video.map { " - " + title($0) } ?? "") }
         return .object([("text", .string(markup(LineText.escaped(text)))),
                         ("tooltip", .string(markup(tooltip.map(LineText.escaped).joined(separator: "\n")))),
                         ("class", .string(state)), ("alt", .string(state))])

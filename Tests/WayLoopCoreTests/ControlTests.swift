@@ -217,6 +217,7 @@ final class ControlTests: XCTestCase {
             (["reload"], CtlCommand(request: .reload)),
             (["quit"], CtlCommand(request: .quit)),
             (["subscribe"], CtlCommand(request: .subscribe)),
+            (["subscribe", "--waybar"], CtlCommand(request: .subscribe, waybar: true)),
         ]
         for (args, want) in cases {
             XCTAssertEqual(try CtlParser.parse(args), want, "\(args)")
@@ -231,7 +232,7 @@ final class ControlTests: XCTestCase {
         let tested = Set(cases.flatMap { $0.0 })
         for c in commands { XCTAssertTrue(tested.contains(c), "usage command '\(c)' untested") }
         let options = usage.split(separator: " ").filter { $0.hasPrefix("[-") }.map { String($0.dropFirst().filter { $0 != "]" }) }
-        XCTAssertEqual(options, ["--json", "-m", "-c", "--dim", "-f"])
+        XCTAssertEqual(options, ["--json", "-m", "-c", "--dim", "-f", "--waybar"])
         for o in options { XCTAssertTrue(tested.contains(o), "usage option '\(o)' untested") }
     }
 

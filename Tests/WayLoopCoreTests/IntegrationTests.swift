@@ -9,8 +9,8 @@ final class IntegrationTests: XCTestCase {
         var b = OutputStatus(name: "HDMI-A-1", video: "/v/ocean.mp4", mode: .fit, state: .paused(.user))
         let cases: [([OutputStatus], text: String, cls: String, tooltip: String)] = [
             ([], "", "idle", ""),
-            ([a], "ocean", "playing", "DP-1: playing — ocean"),
-            ([a, b], "ocean", "paused", "DP-1: playing — ocean\nHDMI-A-1: paused (user) — ocean"),
+            ([a], "ocean", "playing", "DP-1: playing - ocean"),
+            ([a, b], "ocean", "paused", "DP-1: playing - ocean\nHDMI-A-1: paused (user) - ocean"),
         ]
         for c in cases {
             let j = Waybar.line(c.0)
