@@ -3,7 +3,7 @@
 
 _wayloop_modes='fill fit stretch center tile'
 _wayloop_options='-o --output -i --video -m --mode -c --color --dim -f --fallback
-    --config --no-config --replace --renderer --queue-frames --cache-mb
+    --config --no-config --replace --layer --name --renderer --queue-frames --cache-mb
     --trace-frames --no-fullscreen-pause --pause-on-battery --release-after
     --log-level -v --verbose -h --help -V --version'
 _wayloop_ctl_commands='status pause resume toggle set reload quit subscribe'
@@ -128,6 +128,13 @@ _wayloop() {
         ;;
     --renderer)
         _wayloop_add_words 'auto gl shm'
+        return 0
+        ;;
+    --layer)
+        _wayloop_add_words 'background bottom top overlay'
+        return 0
+        ;;
+    --name)
         return 0
         ;;
     --log-level)

@@ -70,6 +70,8 @@ complete -c wayloop -n $main -s f -l fallback -x -a '(__wayloop_videos)' -d 'Sho
 complete -c wayloop -n $main -l config -r -F -d 'The config file'
 complete -c wayloop -n $main -l no-config -d 'Read no config file'
 complete -c wayloop -n $main -l replace -d 'Stop the running wayloop and take over'
+complete -c wayloop -n $main -l layer -x -a 'background\t"a wallpaper (default)" bottom top overlay\t"above fullscreen windows: a screensaver"' -d 'The layer-shell layer'
+complete -c wayloop -n $main -l name -x -d 'An independent instance with its own socket'
 complete -c wayloop -n $main -l renderer -x -a 'auto\t"shm where GL would be software, else gl" gl\t"GLES through EGL" shm\t"libswscale into wl_shm buffers"' -d 'How to draw'
 complete -c wayloop -n $main -l queue-frames -x -d 'Decoded frames kept ready ahead of the screen'
 complete -c wayloop -n $main -l cache-mb -x -d 'Loop cache budget in MiB (0 = off)'

@@ -18,6 +18,7 @@ case .success(.version):
     Sys.writeStdout(Help.version)
     status = .ok
 case .success(.run(var options)):
+    Sys.instanceName = options.name
     // Relative paths are this process's: absolute before anything (or a hand-over) uses them.
     let cwd = Sys.currentDirectory
     options.configPath = options.configPath.map { Paths.absolute($0, in: cwd, home: Sys.env("HOME")) }
@@ -26,6 +27,7 @@ case .success(.run(var options)):
     log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
     status = App.run(options: options, arguments: Array(Sys.arguments.dropFirst()), log: log)
 case .success(.ctl(let command)):
+    Sys.instanceName = command.name
     status = ExitStatus(rawValue: CtlClient.run(command)) ?? .failure
 case .failure(let e):
     Sys.writeStderr("wayloop: error: usage: \(e) (see wayloop --help)")

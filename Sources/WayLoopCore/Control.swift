@@ -142,10 +142,13 @@ public struct CtlCommand: Equatable, Sendable {
     public var json = false
     /// `subscribe --waybar`: print waybar's custom-module JSON on each change (Waybar).
     public var waybar = false
-    public init(request: ControlRequest, json: Bool = false, waybar: Bool = false) {
+    /// `ctl --name NAME`: talk to the instance started with `--name NAME`.
+    public var name: String?
+    public init(request: ControlRequest, json: Bool = false, waybar: Bool = false, name: String? = nil) {
         self.request = request
         self.json = json
         self.waybar = waybar
+        self.name = name
     }
 }
 
@@ -154,6 +157,15 @@ public enum CtlParser {
 
     /// Parses the arguments after `ctl`. Video paths stay as given: the client makes them absolute.
     public static func parse(_ args: [String]) throws(UsageError) -> CtlCommand {
+        // `--name NAME` first: the instance to talk to.
+        if args.first == "--name" || args.first?.hasPrefix("--name=") == true {
+            let inline = args.first!.hasPrefix("--name=") ? String(args.first!.dropFirst("--name=".count)) : nil
+            guard let name = inline ?? (args.count > 1 ? args[1] : nil) else { throw .missingValue(option: "--name") }
+            guard InstanceName.isValid(name) else { throw .badValue(option: "--name", value: name, expected: InstanceName.expected) }
+            var c = try parse(Array(args.dropFirst(inline == nil ? 2 : 1)))
+            c.name = name
+            return c
+        }
         guard let cmd = args.first else { throw .ctl("no command (\(usage))") }
         let rest = Array(args.dropFirst())
         func noMore(_ a: ArraySlice<String>) throws(UsageError) {

@@ -166,6 +166,10 @@ public struct Options: Equatable, Sendable {
     public var releaseAfter: Double = 60
     /// `--renderer`; nil: the config file's `renderer =`, else auto.
     public var renderer: RendererRequest?
+    /// `--layer`: where the surfaces go (default background).
+    public var layer: Layer = .background
+    /// `--name`: an independent instance (its own lock and socket); nil: the default one.
+    public var name: String?
     /// The process-wide options the command line named (a hand-over checks that it can apply them).
     public var given: Set<String> = []
     public init() {}
@@ -230,7 +234,7 @@ extension Options {
     static let processWide: [String: String] = [
         "--queue-frames": "--queue-frames", "--cache-mb": "--cache-mb", "--trace-frames": "--trace-frames",
         "--renderer": "--renderer", "--release-after": "--release-after", "--log-level": "--log-level",
-        "-v": "--log-level", "--verbose": "--log-level",
+        "-v": "--log-level", "--verbose": "--log-level", "--layer": "--layer",
     ]
 
     /// What a hand-over (a second `wayloop ARGS` on the same display) cannot apply to the running
@@ -248,6 +252,7 @@ extension Options {
             case "--renderer": (have, want) = (show(running.renderer?.rawValue ?? "auto"), show(incoming.renderer?.rawValue))
             case "--release-after": (have, want) = (show(running.releaseAfter), show(incoming.releaseAfter))
             case "--log-level": (have, want) = (show(running.logLevel.name), show(incoming.logLevel.name))
+            case "--layer": (have, want) = (running.layer.rawValue, incoming.layer.rawValue)
             default: continue
             }
             if have != want { out.append("\(name) (\(have), asked \(want))") }
@@ -346,6 +351,10 @@ public enum OptionParser {
                 options.noConfig = true
             case "--replace":
                 options.replace = true
+            case "--layer":
+                options.layer = try parsed(arg, "one of background, bottom, top, overlay") { Layer(rawValue: $0) }
+            case "--name":
+                options.name = try parsed(arg, InstanceName.expected) { InstanceName.isValid($0) ? $0 : nil }
             case "--log-level":
                 options.logLevel = try parsed(arg, "one of error, notice, debug, trace") { LogLevel(name: $0) }
             case "-v", "--verbose":

@@ -24,7 +24,7 @@ public enum Help {
     public static let text = """
     Usage: wayloop [OPTIONS] [VIDEO]
            wayloop [-o OUTPUT [-m MODE] [-c RRGGBB] [--dim F] [-f FB] -i VIDEO]... [VIDEO]
-           wayloop ctl status [--json] | pause|resume|toggle [OUTPUT] | reload | quit
+           wayloop ctl [--name NAME] status [--json] | pause|resume|toggle [OUTPUT] | reload | quit
                        | subscribe [--waybar] | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB] [--dim F] [-f FB]
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
@@ -55,6 +55,10 @@ public enum Help {
           --config FILE     the config file (default $XDG_CONFIG_HOME/wayloop/config)
           --no-config       read no config file
           --replace         stop the wayloop running on this display and take over
+      --layer L         background (default), bottom, top or overlay (above fullscreen
+                        windows: a screensaver; it never pauses for one)
+      --name NAME       an independent instance with its own lock and control socket
+                        (wayloop-NAME-$WAYLAND_DISPLAY.sock; `wayloop ctl --name NAME ...`)
           --renderer R      auto (default: shm where GL would render in software, else
                             gl), gl (GLES through EGL) or shm (libswscale into wl_shm
                             buffers; never loads a GL driver)

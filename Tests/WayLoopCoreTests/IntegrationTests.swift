@@ -54,4 +54,33 @@ final class IntegrationTests: XCTestCase {
             XCTAssertFalse(Journal.names(v, device: 2049, inode: 1234), "\(v ?? "nil")")
         }
     }
+
+    func testLayersAndInstanceNames() throws {
+        func run(_ args: [String]) throws -> Options {
+            guard case .run(let o) = try OptionParser.parse(args) else { throw HarnessLikeError() }
+            return o
+        }
+        XCTAssertEqual(try run(["v.mp4"]).layer, .background)
+        XCTAssertNil(try run(["v.mp4"]).name)
+        XCTAssertEqual(try run(["--layer", "overlay", "v.mp4"]).layer, .overlay)
+        XCTAssertEqual(try run(["--name", "saver", "v.mp4"]).name, "saver")
+        for bad in [["--layer", "sideways"], ["--name", "a/b"], ["--name", ""], ["--name", ".."], ["--name", String(repeating: "x", count: 33)],
+                    ["--name", "caf\u{e9}"]] {
+            XCTAssertThrowsError(try OptionParser.parse(bad + ["v.mp4"]), "\(bad)")
+        }
+        for good in ["saver", "s.1", "A_b-2", String(repeating: "x", count: 32)] { XCTAssertTrue(InstanceName.isValid(good), good) }
+        XCTAssertEqual(try CtlParser.parse(["--name", "saver", "quit"]), CtlCommand(request: .quit, name: "saver"))
+        XCTAssertEqual(try CtlParser.parse(["--name=saver", "status", "--json"]), CtlCommand(request: .status, json: true, name: "saver"))
+        XCTAssertThrowsError(try CtlParser.parse(["--name"]))
+        XCTAssertThrowsError(try CtlParser.parse(["--name", "x/y", "quit"]))
+        // A hand-over cannot move the surfaces to another layer.
+        var running = Options(), incoming = Options()
+        incoming.layer = .overlay
+        incoming.given = ["--layer"]
+        XCTAssertEqual(Options.unappliable(running: running, incoming: incoming), ["--layer (background, asked overlay)"])
+        running.layer = .overlay
+        XCTAssertEqual(Options.unappliable(running: running, incoming: incoming), [])
+    }
 }
+
+private struct HarnessLikeError: Error {}

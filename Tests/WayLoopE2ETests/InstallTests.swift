@@ -152,6 +152,13 @@ final class InstallTests: XCTestCase {
         let w = try Wayloop(["ocean"], env: env, binary: bin)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(waitPlaying(w, sway.outputs[0], video: data + "/wayloop/ocean.mp4"), "\(w.lastStatus); \(w.stderr)")
+        // On screen: the grid's cells (16 colours), not one flat colour.
+        let img = try sway.shot(sway.outputs[0])
+        var colours = Set<String>()
+        for y in stride(from: 10, to: img.height, by: 20) {
+            for x in stride(from: 10, to: img.width, by: 20) { colours.insert("\(img.pixel(x, y))") }
+        }
+        XCTAssertGreaterThanOrEqual(colours.count, 8, "the grid is not on screen: \(colours.prefix(5))")
         // The same lookup in `ctl set` (the default loop is a name too) and in the config file.
         let set = Shell.run([bin, "ctl", "set", "*", "default-loop"], env: env, timeout: 20)
         XCTAssertEqual(set.status, 0, set.stderr)

@@ -64,7 +64,8 @@ extension App: ToplevelsDelegate {
     /// Recomputes the fullscreen and battery reasons of one output from its pause rules.
     func updatePause(_ h: Head) {
         let s = h.drawn ?? h.target
-        let fullscreen = s?.pauseOnFullscreen ?? true && toplevels?.hasFullscreen(on: h.output.proxy) == true
+        // On the overlay layer nothing covers it, a fullscreen window included.
+        let fullscreen = s?.pauseOnFullscreen ?? true && options.layer != .overlay && toplevels?.hasFullscreen(on: h.output.proxy) == true
         let battery = s?.pauseOnBattery ?? false && onBattery
         let before = h.player.pauseReasons
         apply(h, fullscreen ? .pause(.fullscreen) : .resume(.fullscreen))

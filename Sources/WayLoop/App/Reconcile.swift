@@ -176,7 +176,7 @@ extension App {
         let o = h.output
         guard let s = LayerSurface(outputID: h.id, compositor: compositor, layerShell: shell, output: o.proxy,
                                    scale: o.info.scale, viewporter: registry.viewporter,
-                                   fractionalScale: registry.fractionalScale) else {
+                                   fractionalScale: registry.fractionalScale, layer: options.layer) else {
             log.error("\(h.name): cannot create a layer surface")
             return
         }

@@ -98,8 +98,12 @@ enum Sys {
     static func displayFile(_ suffix: String) -> String {
         let display = env("WAYLAND_DISPLAY") ?? "wayland-0"
         let name = display.split(separator: "/").last.map(String.init) ?? "wayland-0"
-        return "\(runtimeDirectory ?? "/nonexistent")/wayloop-\(name).\(suffix)"
+        let instance = instanceName.map { "wayloop-\($0)-" } ?? "wayloop-"
+        return "\(runtimeDirectory ?? "/nonexistent")/\(instance)\(name).\(suffix)"
     }
+
+    /// `--name NAME` (or `ctl --name NAME`): set once in main, before any path is made.
+    nonisolated(unsafe) static var instanceName: String?
 
     /// Where the lock and the control socket live: $XDG_RUNTIME_DIR, else a private
     /// /tmp/wayloop-UID (created 0700; nil if it exists but is not ours alone).

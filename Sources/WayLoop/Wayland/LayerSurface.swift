@@ -49,12 +49,12 @@ final class LayerSurface {
     var canTakeFrame: Bool { isConfigured && !awaitingFrame }
 
     init?(outputID: UInt32, compositor: OpaquePointer, layerShell: OpaquePointer, output: OpaquePointer,
-          scale: Int32, viewporter: OpaquePointer?, fractionalScale: OpaquePointer?) {
+          scale: Int32, viewporter: OpaquePointer?, fractionalScale: OpaquePointer?, layer: Layer = .background) {
         self.outputID = outputID
         self.compositor = compositor
         guard let s = wl_compositor_create_surface(compositor) else { return nil }
         guard let ls = zwlr_layer_shell_v1_get_layer_surface(
-            layerShell, s, output, ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND.rawValue, "wallpaper") else {
+            layerShell, s, output, LayerSurface.wire(layer), layer == .background ? "wallpaper" : "wayloop") else {
             wl_surface_destroy(s)
             return nil
         }
@@ -84,6 +84,15 @@ final class LayerSurface {
             wl_surface_set_buffer_scale(s, scale)
         }
         wl_surface_commit(s)
+    }
+
+    static func wire(_ layer: Layer) -> UInt32 {
+        switch layer {
+        case .background: return ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND.rawValue
+        case .bottom: return ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM.rawValue
+        case .top: return ZWLR_LAYER_SHELL_V1_LAYER_TOP.rawValue
+        case .overlay: return ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY.rawValue
+        }
     }
 
     /// Children first: frame callback, viewport objects, layer surface, wl_surface (the sink,

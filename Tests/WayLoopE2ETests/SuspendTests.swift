@@ -1,0 +1,72 @@
+// Suspend and resume (issue 14): the compositor frozen for 10 s (SIGSTOP, as after a system
+// sleep it sends no frame callbacks) and continued: playback goes on from where it stopped, at
+// once, with no burst of catch-up frames, no jump in the video and no black frame. WayLoop's
+// clocks are CLOCK_MONOTONIC (a wall-clock jump cannot move them); the stall is what it sees.
+import Foundation
+import XCTest
+
+final class SuspendTests: XCTestCase {
+    nonisolated(unsafe) static var shared: SharedCompositor?
+
+    override class func setUp() {
+        super.setUp()
+        shared = SharedCompositor(outputs: ["320x240"])
+    }
+
+    override class func tearDown() {
+        shared?.stop()
+        super.tearDown()
+    }
+
+    func testAFrozenCompositorResumesWithoutABurst() throws {
+        let sway = try Self.shared!.get()
+        let output = sway.outputs[0]
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-suspend-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: trace)
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        // 30 fps, 30 frames a pass: a frame's place in the video is pass * 30 + index.
+        let w = try Wayloop(["--cache-mb", "0", "--trace-frames", trace, Repo.clip("grid.mp4")], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(output, state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        XCTAssertTrue(Wait.until(timeout: 10) { TraceFile.records(trace).count >= 30 }, "no frames traced")
+        let pid = try XCTUnwrap(sway.env["COMPOSITOR_PID"].flatMap { pid_t($0) })
+
+        XCTAssertEqual(kill(pid, SIGSTOP), 0)
+        var continued = false
+        defer { if !continued { kill(pid, SIGCONT) } }
+        let frozenAt = Proc.monotonicNanos()
+        // The freeze is the scenario itself: ten seconds without the compositor.
+        while Proc.monotonicNanos() - frozenAt < 10_000_000_000 { usleep(100_000) }
+        XCTAssertTrue(w.isRunning, "died while the compositor was frozen: \(w.stderr)")
+        let before = TraceFile.records(trace)
+        let last = try XCTUnwrap(before.last)
+        let resumedAt = Proc.monotonicNanos()
+        XCTAssertEqual(kill(pid, SIGCONT), 0)
+        continued = true
+
+        XCTAssertTrue(Wait.until(timeout: 10) { TraceFile.records(trace).filter { $0.commit > resumedAt }.count >= 45 },
+                      "playback did not go on after the compositor continued: \(w.lastStatus); \(w.stderr)")
+        let after = TraceFile.records(trace).filter { $0.commit > resumedAt }
+        let first = after[0]
+        let delay = Double(first.commit - resumedAt) / 1e6
+        XCTAssertLessThan(delay, 500, "the first frame came \(delay) ms after the compositor continued")
+        // No jump: it goes on from the frame it stopped at (the frames queued are not dropped as late).
+        let step = (first.pass * 30 + first.index) - (last.pass * 30 + last.index)
+        XCTAssertTrue((0...3).contains(step), "the video jumped by \(step) frames across the freeze (\(last.pass).\(last.index) → \(first.pass).\(first.index))")
+        // No burst: the first second after it holds about a second of frames, each one once.
+        let firstSecond = after.filter { $0.commit < first.commit + 1_000_000_000 }
+        XCTAssertLessThanOrEqual(firstSecond.count, 34, "a burst of \(firstSecond.count) commits in the first second")
+        XCTAssertGreaterThanOrEqual(firstSecond.count, 20, "only \(firstSecond.count) commits in the first second")
+        let places = after.map { $0.pass * 30 + $0.index }
+        XCTAssertEqual(places, places.sorted(), "frames out of order after the freeze")
+        XCTAssertEqual(Set(places).count, places.count, "a frame committed twice after the freeze")
+        // And a picture, not black: the grid's cells.
+        let img = try sway.shot(output)
+        var colours = Set<String>()
+        for y in stride(from: 10, to: img.height, by: 20) {
+            for x in stride(from: 10, to: img.width, by: 20) { colours.insert("\(img.pixel(x, y))") }
+        }
+        XCTAssertGreaterThanOrEqual(colours.count, 8, "not the grid after the freeze: \(colours.prefix(4))")
+        XCTAssertTrue(w.waitForState(output, state: "playing"), w.lastStatus)
+    }
+}
