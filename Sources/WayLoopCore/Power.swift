@@ -23,3 +23,45 @@ public struct PowerSupply: Equatable, Sendable {
         return supplies.contains { $0.type == "Battery" && $0.status == "Discharging" }
     }
 }
+
+/// What to give back under memory pressure (the seeds' "auto-clears on memory warning"), in the
+/// order that costs the picture least: a video nobody sees is released now (decoder and frames;
+/// it restarts when seen again), a video on screen that replays its loop cache gives the cache
+/// up at its next loop (decoding every pass again, without a gap); the heap is trimmed after.
+/// At most once per `minInterval`: a pressure that lasts does not thrash.
+public enum PressurePlan {
+    public struct Clip: Equatable, Sendable {
+        public var hidden: Bool, released: Bool, replaying: Bool
+        public init(hidden: Bool, released: Bool, replaying: Bool) {
+            self.hidden = hidden
+            self.released = released
+            self.replaying = replaying
+        }
+    }
+    public enum Action: Equatable, Sendable { case release, giveUpCache, keep }
+
+    public static let minInterval: Int64 = 10_000_000_000
+
+    public static func actions(_ clips: [Clip]) -> [Action] {
+        clips.map { c in
+            if c.released { return .keep }
+            if c.hidden { return .release }
+            return c.replaying ? .giveUpCache : .keep
+        }
+    }
+}
+
+/// /proc/PID/status, read for memory: VmRSS less RssShmem (the wl_shm buffers it shares with
+/// the compositor, which move with the outputs, not with what WayLoop keeps), in kB; nil
+/// without a VmRSS line.
+public enum ProcStatus {
+    public static func privateKB(_ status: String) -> Int? {
+        var rss: Int?, shmem = 0
+        for line in status.split(separator: "\n") {
+            let f = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard f.count >= 2, let v = Int(f[1]) else { continue }
+            if f[0] == "VmRSS:" { rss = v } else if f[0] == "RssShmem:" { shmem = v }
+        }
+        return rss.map { $0 - shmem }
+    }
+}

@@ -74,6 +74,15 @@ public struct LoopStamper<Payload> {
         return last
     }
 
+    /// Goes on at the start of pass `k` (k ≥ the current pass): the decoder decodes again after a
+    /// replayed loop cache was dropped, and its frames must follow the replayed passes.
+    public mutating func skip(toPass k: Int) {
+        guard let length = loopLength, k > pass, held == nil else { return }
+        passOffset += Nanos(k - pass) * length
+        pass = k
+        indexInPass = 0
+    }
+
     /// Gives up the held frame (the decoder is stopping).
     public mutating func discardHeld() -> Payload? {
         defer { held = nil }

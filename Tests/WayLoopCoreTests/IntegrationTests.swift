@@ -84,3 +84,25 @@ final class IntegrationTests: XCTestCase {
 }
 
 private struct HarnessLikeError: Error {}
+
+final class PressurePlanTests: XCTestCase {
+    func testWhatIsGivenBack() {
+        typealias C = PressurePlan.Clip
+        let cases: [(C, PressurePlan.Action, String)] = [
+            (C(hidden: true, released: false, replaying: true), .release, "nobody sees it: decoder and frames go now"),
+            (C(hidden: true, released: false, replaying: false), .release, "hidden and decoding"),
+            (C(hidden: true, released: true, replaying: false), .keep, "already released"),
+            (C(hidden: false, released: false, replaying: true), .giveUpCache, "on screen from memory: the cache goes at the next loop"),
+            (C(hidden: false, released: false, replaying: false), .keep, "on screen and decoding: nothing to give"),
+        ]
+        XCTAssertEqual(PressurePlan.actions(cases.map(\.0)), cases.map(\.1))
+        XCTAssertEqual(PressurePlan.actions([]), [])
+        XCTAssertEqual(PressurePlan.minInterval, 10_000_000_000)
+    }
+
+    func testPrivateRSSFromProcStatus() {
+        XCTAssertEqual(ProcStatus.privateKB("Name:\twayloop\nVmRSS:\t   64692 kB\nRssAnon:\t 50000 kB\nRssShmem:\t    2472 kB\n"), 62220)
+        XCTAssertEqual(ProcStatus.privateKB("VmRSS: 100 kB\n"), 100, "no RssShmem line: nothing shared")
+        XCTAssertNil(ProcStatus.privateKB("Name: x\n"))
+    }
+}

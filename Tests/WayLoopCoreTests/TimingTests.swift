@@ -32,6 +32,28 @@ final class TimingTests: XCTestCase {
         XCTAssertEqual(frames[0].mediaTime, 0)
     }
 
+    /// After a replayed loop cache is dropped, decoding goes on at pass k: its frames follow the
+    /// replayed passes without a gap (pass k starts at k × the loop length).
+    func testSkippingToAPassAfterAReplay() {
+        var s = LoopStamper<Int>()
+        var out: [StampedFrame<Int>] = []
+        func pass() {
+            for (i, p) in [1000, 1033, 1066, 1099].enumerated() {
+                if let f = s.push(i, pts: Nanos(p) * ms, ownDuration: 33 * ms) { out.append(f) }
+            }
+            if let f = s.wrap() { out.append(f) }
+        }
+        pass()
+        s.skip(toPass: 5)  // passes 1-4 were replayed from memory
+        pass()
+        XCTAssertEqual(out.map(\.pass), [0, 0, 0, 0, 5, 5, 5, 5])
+        XCTAssertEqual(out[4].mediaTime, 5 * 132 * ms, "pass 5 starts 5 loop lengths in")
+        XCTAssertEqual(out[4].index, 0)
+        for (a, b) in zip(out[4...], out[5...]) { XCTAssertEqual(a.mediaTime + a.duration, b.mediaTime) }
+        s.skip(toPass: 3)  // never backwards
+        XCTAssertEqual(s.pass, 6)
+    }
+
     func testVariableFrameRateDurationsComeFromTheNextPTS() {
         let (frames, loop) = stamp(pts: [0, 10, 50, 60], own: 40, passes: 2)
         XCTAssertEqual(frames.prefix(4).map(\.duration), [10, 40, 10, 40].map { $0 * ms })

@@ -74,17 +74,7 @@ final class ControlFuzzTests: XCTestCase {
     /// RSS without the shared-memory pixel buffers (VmRSS − RssShmem), in kB: the wl_shm ring
     /// (up to three 1.2 MB buffers per size and settings at 640x480) comes and goes with the
     /// compositor's releases and would hide or fake a 2 MB change. Both are in the messages.
-    private func privateKB(_ pid: pid_t) -> Int {
-        guard let s = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return -1 }
-        var rss = -1, shmem = 0
-        for line in s.split(separator: "\n") {
-            let f = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard f.count >= 2 else { continue }
-            if f[0] == "VmRSS:" { rss = Int(f[1]) ?? -1 }
-            if f[0] == "RssShmem:" { shmem = Int(f[1]) ?? 0 }
-        }
-        return rss < 0 ? -1 : rss - shmem
-    }
+    private func privateKB(_ pid: pid_t) -> Int { Proc.privateKB(pid) }
 
     private func memory(_ pid: pid_t) -> String { "private \(privateKB(pid)) kB, VmRSS \(Proc.rssKB(pid)) kB" }
 

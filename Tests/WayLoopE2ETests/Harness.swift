@@ -1,6 +1,7 @@
 // End-to-end harness: real compositors (scripts/compositor), real clips (scripts/make-clips),
 // the real wayloop binary. Nothing here is skipped: a missing tool or binary is a failure.
 import Foundation
+import WayLoopCore
 import XCTest
 
 enum Repo {
@@ -414,6 +415,11 @@ enum TraceFile {
 }
 
 enum Proc {
+    /// VmRSS less RssShmem (the wl_shm buffers shared with the compositor) in kB, or -1.
+    static func privateKB(_ pid: pid_t) -> Int {
+        (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)).flatMap(ProcStatus.privateKB) ?? -1
+    }
+
     /// Resident set size of a process in kB (VmRSS), or -1.
     static func rssKB(_ pid: pid_t) -> Int {
         guard let s = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return -1 }

@@ -48,16 +48,7 @@ final class HugeClipTests: XCTestCase {
         return low
     }
 
-    static func privateKB(_ pid: pid_t) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return -1 }
-        var rss = 0, shm = 0
-        for line in text.split(separator: "\n") {
-            let f = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard f.count >= 2, let v = Int(f[1]) else { continue }
-            if f[0] == "VmRSS:" { rss = v } else if f[0] == "RssShmem:" { shm = v }
-        }
-        return rss - shm
-    }
+    static func privateKB(_ pid: pid_t) -> Int { Proc.privateKB(pid) }
 
     func testAHugeMJPEGCostsWhatA1080pClipCosts() throws {
         let reference = try privateRSS(Repo.clip("bench-1080p30.mp4"))

@@ -55,6 +55,9 @@ final class App {
     /// The files in use, watched for changes; what changed and when to act (debounced: an
     /// editor or an encoder writes in several steps).
     let watcher: FileWatcher?
+    /// Memory pressure (PSI, or the injected FIFO of the tests), and when it was last acted on.
+    let pressure: PressureMonitor?
+    var lastPressure: Nanos = -PressurePlan.minInterval
     var changed: [String: Nanos] = [:]
     static let changeSettle: Nanos = 300_000_000
 
@@ -68,7 +71,9 @@ final class App {
         self.signals = signals
         self.wakeup = wakeup
         watcher = FileWatcher()
-        loop = EventLoop(display: display, wakeupFD: wakeup.fd, signalFD: signals.fd, filesFD: watcher?.fd ?? -1)
+        pressure = PressureMonitor.open(log: log.scoped("memory"))
+        loop = EventLoop(display: display, wakeupFD: wakeup.fd, signalFD: signals.fd, filesFD: watcher?.fd ?? -1,
+                         pressure: (pressure?.fd ?? -1, pressure?.events ?? 0))
     }
 
     /// Runs WayLoop to the end and returns the exit status. `arguments` (argv without the
@@ -385,6 +390,10 @@ final class App {
             if events.contains(.files), let watcher {
                 let now = Sys.now()
                 for p in watcher.changes() { changed[p] = now + Self.changeSettle }
+            }
+            if events.contains(.pressure), let pressure {
+                pressure.drain()
+                memoryPressure(now: Sys.now(), source: pressure.source)
             }
             if needsReconcile && exitStatus == nil { reconcile() }
             if exitStatus == nil { tick(now: Sys.now()) }

@@ -1,6 +1,7 @@
 // The draw pass and the poll timeout, both from the pure Schedule (WayLoopCore): an output
 // draws only when its frame callback fired and a new frame is due (or it was reconfigured),
 // and the loop wakes exactly when that can happen. Main thread only.
+import CSystem
 import WayLoopCore
 
 extension App {
@@ -116,5 +117,37 @@ extension App {
     /// No output showing `v` can take a frame: all hidden, covered or paused for a reason.
     func isHidden(_ v: Clip) -> Bool {
         !heads.values.contains { $0.canTakeFrame && $0.drawn?.video == v.path }
+    }
+}
+
+extension App {
+    /// The kernel (or a test) says memory is short: give back what PressurePlan says, trim the
+    /// heap, and say so in one line (at most once per PressurePlan.minInterval).
+    func memoryPressure(now: Nanos, source: String) {
+        guard now - lastPressure >= PressurePlan.minInterval else { return }
+        lastPressure = now
+        let before = Sys.privateRSSKB()
+        let clips = Array(videos.values)
+        let plan = PressurePlan.actions(clips.map {
+            PressurePlan.Clip(hidden: isHidden($0), released: $0.isReleased, replaying: $0.isReplaying)
+        })
+        var released = 0, caches = 0, cacheMB = 0
+        for (v, action) in zip(clips, plan) {
+            switch action {
+            case .release:
+                v.release()
+                released += 1
+            case .giveUpCache:
+                cacheMB += v.cacheBytes >> 20
+                v.giveUpLoopCache()
+                caches += 1
+            case .keep: break
+            }
+        }
+        shm?.trim(before: now)
+        _ = csys_malloc_trim()
+        let after = Sys.privateRSSKB()
+        log.scoped("memory").notice("memory pressure (\(source)): released \(released) video(s) nobody sees, "
+            + "giving up \(caches) loop cache(s) (\(cacheMB) MB) at their next loop; private RSS \(before >> 10) → \(after >> 10) MB so far")
     }
 }

@@ -11,6 +11,7 @@ struct LoopEvents: OptionSet {
     static let wakeup = LoopEvents(rawValue: 2)
     static let signal = LoopEvents(rawValue: 4)
     static let files = LoopEvents(rawValue: 8)
+    static let pressure = LoopEvents(rawValue: 16)
 }
 
 struct SignalFD {
@@ -44,19 +45,21 @@ struct SignalFD {
 /// cancel → dispatch. Returns the slots that fired, or nil when the connection is lost.
 final class EventLoop {
     let display: OpaquePointer
-    private static let fixed = 4
+    private static let fixed = 5
     private static let capacity = fixed + 1 + ControlServer.maxClients
     private let fds = UnsafeMutablePointer<pollfd>.allocate(capacity: EventLoop.capacity)
     /// Polled after the fixed slots; gets its revents after each wait.
     var control: ControlServer?
 
-    /// `filesFD`: the FileWatcher's inotify fd (-1: none; poll skips it).
-    init(display: OpaquePointer, wakeupFD: Int32, signalFD: Int32, filesFD: Int32) {
+    /// `filesFD`: the FileWatcher's inotify fd, `pressure` the memory-pressure fd and the events
+    /// it reports (-1: none; poll skips it).
+    init(display: OpaquePointer, wakeupFD: Int32, signalFD: Int32, filesFD: Int32, pressure: (fd: Int32, events: Int16)) {
         self.display = display
         fds[0] = pollfd(fd: wl_display_get_fd(display), events: 0, revents: 0)
         fds[1] = pollfd(fd: wakeupFD, events: Int16(POLLIN), revents: 0)
         fds[2] = pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)
         fds[3] = pollfd(fd: filesFD, events: Int16(POLLIN), revents: 0)
+        fds[4] = pollfd(fd: pressure.fd, events: pressure.events, revents: 0)
     }
     deinit { fds.deallocate() }
 
@@ -93,6 +96,7 @@ final class EventLoop {
         if fds[1].revents & Int16(POLLIN) != 0 { events.insert(.wakeup) }
         if fds[2].revents & Int16(POLLIN) != 0 { events.insert(.signal) }
         if fds[3].revents & Int16(POLLIN) != 0 { events.insert(.files) }
+        if fds[4].revents & fds[4].events != 0 { events.insert(.pressure) }
         if extra > 0, (0..<extra).contains(where: { fds[Self.fixed + $0].revents != 0 }) {
             control?.handle(fds + Self.fixed, count: extra)
         }

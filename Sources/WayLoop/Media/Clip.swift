@@ -97,6 +97,16 @@ final class Clip {
         _ = csys_malloc_trim()
     }
 
+    /// Bytes its loop cache holds.
+    var cacheBytes: Int { channel.cacheBytes }
+
+    /// Replaying its loop cache from memory (nothing decoded).
+    var isReplaying: Bool { !isReleased && channel.replayScale != nil }
+
+    /// Memory pressure: decode every pass again from the next one and free the cache once its
+    /// frames are off screen (the loop goes on without a gap).
+    func giveUpLoopCache() { channel.requestCacheDrop() }
+
     func restart() {
         guard isReleased else { return }
         channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, maxTextureSize: maxTextureSize,
@@ -151,6 +161,7 @@ final class Clip {
         guard let next else { return false }
         if let old = current { channel.recycle(old.payload) }
         current = next
+        channel.frameTaken(next.payload)
         serial &+= 1
         return true
     }

@@ -249,8 +249,17 @@ final class Decoder {
                             + "decoding stops, every later pass is replayed from memory")
                         closeDecoder()
                         channel.replayScale = smallestScale
-                        replay(cache, loopLength: length)
-                        return
+                        guard let resume = replay(cache, loopLength: length) else { return }
+                        // The cache was given up (memory pressure): every pass is decoded again,
+                        // from the pass that was due next, so the loop goes on without a gap.
+                        log.debug("the loop cache is given up: decoding again from pass \(resume)")
+                        cache.removeAll()
+                        caching = false
+                        try reopenToDecode()
+                        stamper.skip(toPass: resume)
+                        channel.replayScale = nil
+                        framesThisPass = 0
+                        continue
                     }
                 }
                 if caching {
@@ -271,18 +280,33 @@ final class Decoder {
         avformat_close_input(&format)
     }
 
-    /// Queues the cached first pass again and again, each pass one loop length later.
-    private func replay(_ frames: [StampedFrame<FrameHandle>], loopLength: Nanos) {
+    /// Queues the cached first pass again and again, each pass one loop length later. Returns
+    /// the pass to decode from when the main thread asks for the cache to be given up (the
+    /// cached frames still queued or on screen are freed by it once they are past), nil on stop.
+    private func replay(_ frames: [StampedFrame<FrameHandle>], loopLength: Nanos) -> Int? {
         var pass = 1
         while true {
+            if channel.takeCacheDropRequest() { return pass }
             for f in frames {
                 var s = f
                 s.pass = pass
                 s.mediaTime = f.mediaTime + Nanos(pass) * loopLength
-                guard channel.push(s) else { return }
+                guard channel.push(s) else { return nil }
             }
             pass += 1
         }
+    }
+
+    /// Opens the file and the codec again after a replay (closeDecoder freed them).
+    private func reopenToDecode() throws(VideoError) {
+        try reopen()
+        guard let par = format?.pointee.streams[Int(streamIndex)]?.pointee.codecpar,
+              let decoder = avcodec_find_decoder(par.pointee.codec_id) else {
+            throw .decodeFailed(path, reason: "cannot open the codec again")
+        }
+        try openCodec(decoder, par, lowres: DecodeScale.lowres(scale: wantedScale, maxLowres: maxLowres))
+        packet = av_packet_alloc()
+        draining = false
     }
 
     private enum Step { case frame, endOfPass }

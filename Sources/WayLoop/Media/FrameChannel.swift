@@ -182,6 +182,35 @@ final class FrameChannel: @unchecked Sendable {
         return copy
     }
 
+    // MARK: Giving the loop cache up (memory pressure)
+
+    private var _cacheDropRequested = false
+    private var _cacheRetired = false
+
+    /// Main thread: asks a decoder that replays its loop cache to decode again from the next pass.
+    func requestCacheDrop() { lock.withLock { _cacheDropRequested = true } }
+
+    /// Decoder thread, at a pass boundary of the replay: true once per request. From then on the
+    /// cache is retired: its frames are freed by the main thread when none is queued or shown.
+    func takeCacheDropRequest() -> Bool {
+        lock.withLock {
+            guard _cacheDropRequested else { return false }
+            _cacheDropRequested = false
+            _cacheRetired = true
+            return true
+        }
+    }
+
+    /// Main thread: `frame` (not from the cache) is now on screen; every cached frame is past.
+    func frameTaken(_ frame: FrameHandle) {
+        guard !frame.cached else { return }
+        let retired = lock.withLock { () -> Bool in
+            defer { _cacheRetired = false }
+            return _cacheRetired
+        }
+        if retired { dropCache() }
+    }
+
     func dropCache() {
         for f in cacheFrames {
             var p: UnsafeMutablePointer<AVFrame>? = f

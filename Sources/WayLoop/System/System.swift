@@ -51,6 +51,13 @@ enum Sys {
                                 prefixShare: executablePath.map { FileWatcher.directory(FileWatcher.directory($0)) + "/share/wayloop" })
     }
 
+    /// This process's resident memory less what it shares with the compositor (wl_shm
+    /// buffers): VmRSS − RssShmem of /proc/self/status, in kB (0 if unreadable).
+    static func privateRSSKB() -> Int {
+        guard case .success(let text) = readFile("/proc/self/status", limit: 1 << 16) else { return 0 }
+        return ProcStatus.privateKB(text) ?? 0
+    }
+
     /// This binary (/proc/self/exe), nil if it cannot be read.
     static var executablePath: String? {
         var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

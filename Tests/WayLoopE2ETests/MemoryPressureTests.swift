@@ -1,0 +1,117 @@
+// Memory pressure (issue 14, "auto-clears on memory warning"): an injected pressure event
+// (WAYLOOP_PRESSURE_FIFO; the test must not depend on the machine's real pressure) makes a
+// video on screen give its loop cache up at its next loop, without a gap (every frame once per
+// pass, in order, none dropped), and private RSS falls by most of the cache; a video nobody
+// sees is released at once. One line says what was given back. Headless sway, 1280x720.
+import Foundation
+import XCTest
+
+final class MemoryPressureTests: XCTestCase {
+    nonisolated(unsafe) static var shared: SharedCompositor?
+    nonisolated(unsafe) static var dir = ""
+
+    override class func setUp() {
+        super.setUp()
+        shared = SharedCompositor(outputs: ["1280x720"])
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-pressure-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // 2 s of 1280x720 at 30 fps: a loop cache of 60 frames, ~83 MB at full size.
+        let r = Shell.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30", "-t", "2",
+                           "-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-pix_fmt", "yuv420p", dir + "/loop.mp4"], timeout: 120)
+        precondition(r.status == 0, "ffmpeg: \(r.stderr)")
+    }
+
+    override class func tearDown() {
+        shared?.stop()
+        try? FileManager.default.removeItem(atPath: dir)
+        super.tearDown()
+    }
+
+    private func fifo(_ name: String) throws -> String {
+        let path = Self.dir + "/" + name
+        unlink(path)
+        guard mkfifo(path, 0o600) == 0 else { throw HarnessError("mkfifo \(path): \(String(cString: strerror(errno)))") }
+        return path
+    }
+
+    /// One pressure event: a line into the FIFO (opened non-blocking: wayloop holds it open).
+    private func press(_ path: String) {
+        let fd = open(path, O_WRONLY | O_NONBLOCK)
+        XCTAssertGreaterThanOrEqual(fd, 0, "the FIFO has no reader: \(path)")
+        if fd >= 0 {
+            _ = "pressure\n".withCString { write(fd, $0, 9) }
+            close(fd)
+        }
+    }
+
+    private func settledPrivateKB(_ pid: pid_t) -> Int {
+        var samples: [Int] = []
+        let end = Date().addingTimeInterval(1.5)
+        while Date() < end {
+            samples.append(Proc.privateKB(pid))
+            usleep(100_000)
+        }
+        return samples.min() ?? -1
+    }
+
+    func testAVideoOnScreenGivesItsLoopCacheUpWithoutAGap() throws {
+        let sway = try Self.shared!.get()
+        let output = sway.outputs[0]
+        let pipe = try fifo("pressure-1")
+        let trace = Self.dir + "/trace-1"
+        var env = sway.env
+        env["WAYLOOP_PRESSURE_FIFO"] = pipe
+        let w = try Wayloop(["--cache-mb", "200", "--trace-frames", trace, Self.dir + "/loop.mp4"], env: env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(output, state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        // Replaying from memory: the third pass is on screen.
+        XCTAssertTrue(Wait.until(timeout: 20) { TraceFile.maxPass(trace) >= 2 }, "never reached pass 2: \(w.stderr)")
+        let before = settledPrivateKB(w.pid)
+        press(pipe)
+        XCTAssertTrue(w.waitFor("memory pressure (\(pipe)): released 0 video(s) nobody sees, giving up 1 loop cache(s)"), w.stderr)
+        let pressedAt = TraceFile.maxPass(trace)
+        XCTAssertTrue(Wait.until(timeout: 20) { TraceFile.maxPass(trace) >= pressedAt + 2 }, "playback stopped: \(w.stderr)")
+        let after = settledPrivateKB(w.pid)
+        print("MemoryPressureTests: private RSS \(before) kB before, \(after) kB after giving the loop cache up")
+        XCTAssertGreaterThan(before - after, 30 * 1024, "private RSS \(before) → \(after) kB: the cache was not given back")
+        // Without a gap: every pass from before the event to the end has its 60 frames, in order.
+        let records = TraceFile.records(trace).filter { $0.output == output }
+        let byPass = Dictionary(grouping: records, by: \.pass)
+        for p in 1..<(TraceFile.maxPass(trace)) {
+            XCTAssertEqual(byPass[p]?.map(\.index), Array(0..<60), "pass \(p) is not every frame once, in order")
+        }
+        let status = try XCTUnwrap(try w.ctlStatus().first)
+        XCTAssertEqual(status["frames_dropped"] as? Int, 0, "\(status)")
+        XCTAssertEqual(status["decoder"] as? String, "running")
+        // A second event within 10 s does nothing (no thrash).
+        press(pipe)
+        usleep(500_000)
+        XCTAssertEqual(w.stderrLines.filter { $0.contains("memory pressure") }.count, 1, w.stderr)
+        XCTAssertTrue(w.isRunning)
+    }
+
+    func testAVideoNobodySeesIsReleasedAtOnce() throws {
+        let sway = try Self.shared!.get()
+        let output = sway.outputs[0]
+        let pipe = try fifo("pressure-2")
+        var env = sway.env
+        env["WAYLOOP_PRESSURE_FIFO"] = pipe
+        let w = try Wayloop([Self.dir + "/loop.mp4"], env: env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(output, state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        try sway.cover()
+        defer { sway.uncover() }
+        XCTAssertTrue(w.waitForState(output, state: "paused", reason: "fullscreen"), w.lastStatus)
+        XCTAssertTrue(try w.waitForDecoder(output, "running"), w.lastStatus)
+        let before = settledPrivateKB(w.pid)
+        press(pipe)
+        XCTAssertTrue(w.waitFor("released 1 video(s) nobody sees"), w.stderr)
+        XCTAssertTrue(try w.waitForDecoder(output, "released"), w.lastStatus)
+        let after = settledPrivateKB(w.pid)
+        XCTAssertGreaterThan(before - after, 20 * 1024, "private RSS \(before) → \(after) kB")
+        // Seen again: it plays again.
+        sway.uncover()
+        XCTAssertTrue(w.waitForState(output, state: "playing", shown: true), w.lastStatus)
+        XCTAssertTrue(try w.waitForDecoder(output, "running"), w.lastStatus)
+    }
+}
