@@ -3,7 +3,7 @@
 
 _wayloop_modes='fill fit stretch center tile'
 _wayloop_options='-o --output -i --video -m --mode -c --color --dim -f --fallback
-    --config --no-config --replace --layer --name --renderer --queue-frames --cache-mb
+    --config --no-config --replace --layer --name --renderer --queue-frames --cache-mb --keep-recent
     --trace-frames --no-fullscreen-pause --pause-on-battery --release-after
     --log-level -v --verbose -h --help -V --version'
 _wayloop_ctl_commands='status pause resume toggle set reload quit subscribe'

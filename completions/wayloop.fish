@@ -75,6 +75,7 @@ complete -c wayloop -n $main -l name -x -d 'An independent instance with its own
 complete -c wayloop -n $main -l renderer -x -a 'auto\t"shm where GL would be software, else gl" gl\t"GLES through EGL" shm\t"libswscale into wl_shm buffers"' -d 'How to draw'
 complete -c wayloop -n $main -l queue-frames -x -d 'Decoded frames kept ready ahead of the screen'
 complete -c wayloop -n $main -l cache-mb -x -d 'Loop cache budget in MiB (0 = off)'
+complete -c wayloop -n $main -l keep-recent -x -d 'Videos kept ready for a switch back (0 = off)'
 complete -c wayloop -n $main -l trace-frames -r -F -d 'Append one line per presented frame to F'
 complete -c wayloop -n $main -l no-fullscreen-pause -d 'Keep drawing under a fullscreen window'
 complete -c wayloop -n $main -l pause-on-battery -d 'Pause while running on battery'

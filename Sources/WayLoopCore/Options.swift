@@ -170,6 +170,9 @@ public struct Options: Equatable, Sendable {
     public var layer: Layer = .background
     /// `--name`: an independent instance (its own lock and socket); nil: the default one.
     public var name: String?
+    /// `--keep-recent N`: videos switched away from that stay ready (decoded ahead, loop cache
+    /// kept) for an instant switch back, within the `--cache-mb` budget (0: none).
+    public var keepRecent: Int = 3
     /// The process-wide options the command line named (a hand-over checks that it can apply them).
     public var given: Set<String> = []
     public init() {}
@@ -235,6 +238,7 @@ extension Options {
         "--queue-frames": "--queue-frames", "--cache-mb": "--cache-mb", "--trace-frames": "--trace-frames",
         "--renderer": "--renderer", "--release-after": "--release-after", "--log-level": "--log-level",
         "-v": "--log-level", "--verbose": "--log-level", "--layer": "--layer",
+        "--keep-recent": "--keep-recent",
     ]
 
     /// What a hand-over (a second `wayloop ARGS` on the same display) cannot apply to the running
@@ -253,6 +257,7 @@ extension Options {
             case "--release-after": (have, want) = (show(running.releaseAfter), show(incoming.releaseAfter))
             case "--log-level": (have, want) = (show(running.logLevel.name), show(incoming.logLevel.name))
             case "--layer": (have, want) = (running.layer.rawValue, incoming.layer.rawValue)
+            case "--keep-recent": (have, want) = (show(running.keepRecent), show(incoming.keepRecent))
             default: continue
             }
             if have != want { out.append("\(name) (\(have), asked \(want))") }
@@ -351,6 +356,8 @@ public enum OptionParser {
                 options.noConfig = true
             case "--replace":
                 options.replace = true
+            case "--keep-recent":
+                options.keepRecent = try parsed(arg, "a whole number from 0 to 16") { Int($0).flatMap { (0...16).contains($0) ? $0 : nil } }
             case "--layer":
                 options.layer = try parsed(arg, "one of background, bottom, top, overlay") { Layer(rawValue: $0) }
             case "--name":

@@ -32,18 +32,23 @@ public struct PowerSupply: Equatable, Sendable {
 public enum PressurePlan {
     public struct Clip: Equatable, Sendable {
         public var hidden: Bool, released: Bool, replaying: Bool
-        public init(hidden: Bool, released: Bool, replaying: Bool) {
+        /// Kept ready for a switch back (`--keep-recent`): the first to go.
+        public var recent: Bool
+        public init(hidden: Bool, released: Bool, replaying: Bool, recent: Bool = false) {
             self.hidden = hidden
             self.released = released
             self.replaying = replaying
+            self.recent = recent
         }
     }
-    public enum Action: Equatable, Sendable { case release, giveUpCache, keep }
+    /// forget: a recent video is stopped and forgotten (switching back opens it again).
+    public enum Action: Equatable, Sendable { case forget, release, giveUpCache, keep }
 
     public static let minInterval: Int64 = 10_000_000_000
 
     public static func actions(_ clips: [Clip]) -> [Action] {
         clips.map { c in
+            if c.recent { return .forget }
             if c.released { return .keep }
             if c.hidden { return .release }
             return c.replaying ? .giveUpCache : .keep

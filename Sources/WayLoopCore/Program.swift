@@ -74,6 +74,9 @@ public enum Help {
                             pause while running on battery (sysfs power_supply)
           --release-after S free a video's decoder and frames after S seconds with
                             nothing presented (default 60); it restarts on return
+          --keep-recent N   keep the last N videos switched away from ready (decoded
+                            ahead, loop cache kept) for an instant switch back, within
+                            the --cache-mb budget (default 3; 0 = off)
           --log-level L     error, notice (default), debug or trace
       -v, --verbose         same as --log-level debug
       -h, --help            show this help

@@ -68,7 +68,7 @@ final class MemoryPressureTests: XCTestCase {
         XCTAssertTrue(Wait.until(timeout: 20) { TraceFile.maxPass(trace) >= 2 }, "never reached pass 2: \(w.stderr)")
         let before = settledPrivateKB(w.pid)
         press(pipe)
-        XCTAssertTrue(w.waitFor("memory pressure (\(pipe)): released 0 video(s) nobody sees, giving up 1 loop cache(s)"), w.stderr)
+        XCTAssertTrue(w.waitFor("memory pressure (\(pipe)): dropped 0 recent video(s), released 0 video(s) nobody sees, giving up 1 loop cache(s)"), w.stderr)
         let pressedAt = TraceFile.maxPass(trace)
         XCTAssertTrue(Wait.until(timeout: 20) { TraceFile.maxPass(trace) >= pressedAt + 2 }, "playback stopped: \(w.stderr)")
         let after = settledPrivateKB(w.pid)

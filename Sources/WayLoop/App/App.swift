@@ -55,6 +55,9 @@ final class App {
     /// The files in use, watched for changes; what changed and when to act (debounced: an
     /// editor or an encoder writes in several steps).
     let watcher: FileWatcher?
+    /// Videos no output shows any more, kept ready for a switch back (`--keep-recent`), the
+    /// most recent last.
+    var recent: [String] = []
     /// Memory pressure (PSI, or the injected FIFO of the tests), and when it was last acted on.
     let pressure: PressureMonitor?
     var lastPressure: Nanos = -PressurePlan.minInterval

@@ -28,7 +28,7 @@ extension App {
         var deadline: Nanos? = wantsPowerChecks ? nextPowerCheck : nil
         func soonest(_ d: Nanos?) { if let d { deadline = min(deadline ?? d, d) } }
         // One wake-up to release a video nobody has seen for a while (none while released).
-        for v in videos.values where !v.isReleased && v.isReady && isHidden(v) {
+        for v in videos.values where !v.isReleased && v.isReady && isHidden(v) && !recent.contains(v.path) {
             soonest(max(now, v.lastDrawn + releaseAfter))
         }
         for h in heads.values { soonest(scheduleState(h).flatMap { Schedule.wake($0, now: now) }) }
@@ -52,7 +52,8 @@ extension App {
                 for h in heads.values { updatePause(h) }
             }
         }
-        for v in videos.values where !v.isReleased && v.isReady && now - v.lastDrawn >= releaseAfter && isHidden(v) {
+        for v in videos.values where !v.isReleased && v.isReady && now - v.lastDrawn >= releaseAfter && isHidden(v)
+            && !recent.contains(v.path) {
             v.release()
             log.debug("'\(v.path)': nothing presented for \(options.releaseAfter) s: decoder and frames released")
         }
@@ -129,11 +130,15 @@ extension App {
         let before = Sys.privateRSSKB()
         let clips = Array(videos.values)
         let plan = PressurePlan.actions(clips.map {
-            PressurePlan.Clip(hidden: isHidden($0), released: $0.isReleased, replaying: $0.isReplaying)
+            PressurePlan.Clip(hidden: isHidden($0), released: $0.isReleased, replaying: $0.isReplaying, recent: recent.contains($0.path))
         })
-        var released = 0, caches = 0, cacheMB = 0
+        var released = 0, caches = 0, cacheMB = 0, forgotten = 0
         for (v, action) in zip(clips, plan) {
             switch action {
+            case .forget:
+                recent.removeAll { $0 == v.path }
+                stopVideo(v)
+                forgotten += 1
             case .release:
                 v.release()
                 released += 1
@@ -147,7 +152,7 @@ extension App {
         shm?.trim(before: now)
         _ = csys_malloc_trim()
         let after = Sys.privateRSSKB()
-        log.scoped("memory").notice("memory pressure (\(source)): released \(released) video(s) nobody sees, "
+        log.scoped("memory").notice("memory pressure (\(source)): dropped \(forgotten) recent video(s), released \(released) video(s) nobody sees, "
             + "giving up \(caches) loop cache(s) (\(cacheMB) MB) at their next loop; private RSS \(before >> 10) → \(after >> 10) MB so far")
     }
 }

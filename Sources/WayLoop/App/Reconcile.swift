@@ -22,9 +22,28 @@ extension App {
         for path in needed where videos[path] == nil && failedVideos[path] == nil {
             if !startVideo(path) { exitStatus = .failure }
         }
+        recent.removeAll { needed.contains($0) || videos[$0] == nil }
         for (path, v) in videos where !needed.contains(path) && (v.info != nil || started) {
+            if options.keepRecent > 0 && v.isReady && !v.isReleased && failedVideos[path] == nil {
+                if !recent.contains(path) {
+                    recent.append(path)
+                    log.debug("'\(path)': no output shows it: kept ready for a switch back (--keep-recent)")
+                }
+                continue
+            }
             log.debug("'\(path)': no output shows it: decoder stopped")
+            recent.removeAll { $0 == path }
             stopVideo(v)
+        }
+        // At most --keep-recent of them, within the --cache-mb budget: the oldest go first.
+        let budget = options.cacheMB << 20
+        while let oldest = recent.first,
+              recent.count > options.keepRecent || recent.compactMap({ videos[$0]?.heldBytes }).reduce(0, +) > budget {
+            recent.removeFirst()
+            if let v = videos[oldest] {
+                log.debug("'\(oldest)': dropped from the recent videos (--keep-recent \(options.keepRecent), --cache-mb \(options.cacheMB))")
+                stopVideo(v)
+            }
         }
     }
 

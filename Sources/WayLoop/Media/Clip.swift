@@ -99,6 +99,8 @@ final class Clip {
 
     /// Bytes its loop cache holds.
     var cacheBytes: Int { channel.cacheBytes }
+    /// Bytes of decoded frames it holds: the queue and the loop cache.
+    var heldBytes: Int { channel.queuedFrameBytes + channel.cacheBytes }
 
     /// Replaying its loop cache from memory (nothing decoded).
     var isReplaying: Bool { !isReleased && channel.replayScale != nil }

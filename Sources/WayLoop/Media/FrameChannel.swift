@@ -182,6 +182,9 @@ final class FrameChannel: @unchecked Sendable {
         return copy
     }
 
+    /// Bytes of decoded frames queued (either thread).
+    var queuedFrameBytes: Int { lock.withLock { queuedBytes } }
+
     // MARK: Giving the loop cache up (memory pressure)
 
     private var _cacheDropRequested = false
