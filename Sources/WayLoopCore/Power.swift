@@ -31,14 +31,18 @@ public struct PowerSupply: Equatable, Sendable {
 /// At most once per `minInterval`: a pressure that lasts does not thrash.
 public enum PressurePlan {
     public struct Clip: Equatable, Sendable {
+        /// `hidden`: no output shows it (none draws it, or each one that does is covered or not
+        /// presented); `ready`: it has opened (one still opening is left alone).
         public var hidden: Bool, released: Bool, replaying: Bool
         /// Kept ready for a switch back (`--keep-recent`): the first to go.
         public var recent: Bool
-        public init(hidden: Bool, released: Bool, replaying: Bool, recent: Bool = false) {
+        public var ready: Bool
+        public init(hidden: Bool, released: Bool, replaying: Bool, recent: Bool = false, ready: Bool = true) {
             self.hidden = hidden
             self.released = released
             self.replaying = replaying
             self.recent = recent
+            self.ready = ready
         }
     }
     /// forget: a recent video is stopped and forgotten (switching back opens it again).
@@ -48,6 +52,7 @@ public enum PressurePlan {
 
     public static func actions(_ clips: [Clip]) -> [Action] {
         clips.map { c in
+            if !c.ready { return .keep }
             if c.recent { return .forget }
             if c.released { return .keep }
             if c.hidden { return .release }

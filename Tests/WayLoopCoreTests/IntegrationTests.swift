@@ -89,6 +89,7 @@ final class PressurePlanTests: XCTestCase {
     func testWhatIsGivenBack() {
         typealias C = PressurePlan.Clip
         let cases: [(C, PressurePlan.Action, String)] = [
+            (C(hidden: true, released: false, replaying: false, ready: false), .keep, "still opening: left alone (a release would strand it)"),
             (C(hidden: true, released: false, replaying: true, recent: true), .forget, "kept for a switch back: the first to go"),
             (C(hidden: true, released: false, replaying: true), .release, "nobody sees it: decoder and frames go now"),
             (C(hidden: true, released: false, replaying: false), .release, "hidden and decoding"),

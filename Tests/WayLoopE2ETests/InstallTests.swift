@@ -53,7 +53,7 @@ final class InstallTests: XCTestCase {
         let got = files(under: scratch + "/stage/opt/wl")
         XCTAssertEqual(got, (try manifest + ["share/wayloop/install-manifest"]).sorted(), "installed files against packaging/install-manifest")
         // The unit names the prefix, not the staging directory.
-        let unit = try String(contentsOfFile: scratch + "/stage/opt/wl/lib/systemd/user/wayloop.service", encoding: .utf8)
+        let unit = try String(contentsOfFile: scratch + "/stage/opt/wl/share/systemd/user/wayloop.service", encoding: .utf8)
         XCTAssertTrue(unit.contains("ExecStart=/opt/wl/bin/wayloop\n"), unit)
         // Self-contained: no Swift library, and it runs with no Swift anywhere on its paths.
         let bin = scratch + "/stage/opt/wl/bin/wayloop"
@@ -90,10 +90,10 @@ final class InstallTests: XCTestCase {
         var env = ProcessInfo.processInfo.environment
         env["XDG_RUNTIME_DIR"] = runtime
         env["MANPATH"] = prefix + "/share/man"  // Documentation=man:wayloop(1) is checked with man
-        let r = Shell.run(["systemd-analyze", "--user", "verify", prefix + "/lib/systemd/user/wayloop.service"], env: env, timeout: 60)
+        let r = Shell.run(["systemd-analyze", "--user", "verify", prefix + "/share/systemd/user/wayloop.service"], env: env, timeout: 60)
         XCTAssertEqual(r.status, 0, "systemd-analyze verify: \(r.stdout)\(r.stderr)")
         XCTAssertEqual(r.stderr, "", r.stderr)
-        let unit = try String(contentsOfFile: prefix + "/lib/systemd/user/wayloop.service", encoding: .utf8)
+        let unit = try String(contentsOfFile: prefix + "/share/systemd/user/wayloop.service", encoding: .utf8)
         for line in ["PartOf=graphical-session.target", "After=graphical-session.target", "ExecReload=/bin/kill -HUP $MAINPID",
                      "Restart=on-failure", "WantedBy=graphical-session.target"] {
             XCTAssertTrue(unit.contains(line + "\n"), "\(line) missing: \(unit)")

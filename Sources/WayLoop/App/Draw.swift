@@ -115,6 +115,15 @@ extension App {
         return heads.values.filter { $0.surface?.bufferSize == size && $0.drawn?.video == v.path }.count >= 2
     }
 
+    /// Some output shows `v` now: it draws it and is neither covered by a fullscreen window nor
+    /// unpresented (a frame callback outstanding, or a user pause, does not hide a picture).
+    func isSeen(_ v: Clip) -> Bool {
+        heads.values.contains { h in
+            h.surface != nil && h.drawn?.video == v.path
+                && !h.player.pauseReasons.contains(.hidden) && !h.player.pauseReasons.contains(.fullscreen)
+        }
+    }
+
     /// No output showing `v` can take a frame: all hidden, covered or paused for a reason.
     func isHidden(_ v: Clip) -> Bool {
         !heads.values.contains { $0.canTakeFrame && $0.drawn?.video == v.path }
@@ -130,7 +139,8 @@ extension App {
         let before = Sys.privateRSSKB()
         let clips = Array(videos.values)
         let plan = PressurePlan.actions(clips.map {
-            PressurePlan.Clip(hidden: isHidden($0), released: $0.isReleased, replaying: $0.isReplaying, recent: recent.contains($0.path))
+            PressurePlan.Clip(hidden: !isSeen($0), released: $0.isReleased, replaying: $0.isReplaying, recent: recent.contains($0.path),
+                              ready: $0.isReady)
         })
         var released = 0, caches = 0, cacheMB = 0, forgotten = 0
         for (v, action) in zip(clips, plan) {

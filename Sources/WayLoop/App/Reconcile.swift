@@ -22,6 +22,8 @@ extension App {
         for path in needed where videos[path] == nil && failedVideos[path] == nil {
             if !startVideo(path) { exitStatus = .failure }
         }
+        // Wanted again: it was not seen while kept, so --release-after counts from now.
+        for p in recent where needed.contains(p) { videos[p]?.lastDrawn = Sys.now() }
         recent.removeAll { needed.contains($0) || videos[$0] == nil }
         for (path, v) in videos where !needed.contains(path) && (v.info != nil || started) {
             if options.keepRecent > 0 && v.isReady && !v.isReleased && failedVideos[path] == nil {
@@ -126,7 +128,7 @@ extension App {
 
     /// The files whose change matters: every video an entry names, and the config file.
     var watchedFiles: Set<String> {
-        var files = Set(options.allVideos.filter { $0.hasPrefix("/") })
+        var files = Set((options.allVideos + recent).filter { $0.hasPrefix("/") })
         if let c = App.configPath(commandLine) { files.insert(c) }
         return files
     }

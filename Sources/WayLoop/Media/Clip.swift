@@ -60,9 +60,14 @@ final class Clip {
     /// size and resized at once: no restart for a passing size).
     static let regrowAfter: Nanos = 1_000_000_000
 
+    /// The main thread has told the decoder (its first value, even 1, replaces the decoder's
+    /// own guess from `outputs`).
+    private var scaleSent = false
+
     func setDecodeScale(_ f: Double, outputs: [(size: Size, mode: ScaleMode)]) {
         self.outputs = outputs
-        guard abs(f - decodeScale) > 0.01 else { return }
+        guard !scaleSent || abs(f - decodeScale) > 0.01 else { return }
+        scaleSent = true
         decodeScale = f
         channel.targetScale = f
     }
@@ -163,7 +168,7 @@ final class Clip {
         guard let next else { return false }
         if let old = current { channel.recycle(old.payload) }
         current = next
-        channel.frameTaken(next.payload)
+        channel.frameTaken(next)
         serial &+= 1
         return true
     }

@@ -286,7 +286,7 @@ final class Decoder {
     private func replay(_ frames: [StampedFrame<FrameHandle>], loopLength: Nanos) -> Int? {
         var pass = 1
         while true {
-            if channel.takeCacheDropRequest() { return pass }
+            if channel.takeCacheDropRequest(atPass: pass) { return pass }
             for f in frames {
                 var s = f
                 s.pass = pass

@@ -129,7 +129,9 @@ final class FrameChannel: @unchecked Sendable {
     /// Freed on `purge` or deinit (after the decoder thread has ended).
     let cacheBudget: Int
     private var cacheFrames: [UnsafeMutablePointer<AVFrame>] = []
-    private(set) var cacheBytes = 0
+    private var _cacheBytes = 0
+    /// Bytes the loop cache holds (read by the main thread for budgets and logs).
+    var cacheBytes: Int { lock.withLock { _cacheBytes } }
 
     /// libavcodec frame threads for this video's decoder (set by the main thread before start).
     let decoderThreads: Int
@@ -171,14 +173,14 @@ final class FrameChannel: @unchecked Sendable {
     /// Keeps a reference to `frame` for replay; nil (nothing kept) when it would exceed the budget.
     func keep(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
         let bytes = Int(avx_frame_bytes(frame))
-        guard cacheBytes + bytes <= cacheBudget, let copy = av_frame_alloc() else { return nil }
+        guard lock.withLock({ _cacheBytes }) + bytes <= cacheBudget, let copy = av_frame_alloc() else { return nil }
         guard av_frame_ref(copy, frame) >= 0 else {
             var c: UnsafeMutablePointer<AVFrame>? = copy
             av_frame_free(&c)
             return nil
         }
         cacheFrames.append(copy)
-        cacheBytes += bytes
+        lock.withLock { _cacheBytes += bytes }
         return copy
     }
 
@@ -188,30 +190,35 @@ final class FrameChannel: @unchecked Sendable {
     // MARK: Giving the loop cache up (memory pressure)
 
     private var _cacheDropRequested = false
-    private var _cacheRetired = false
+    /// The pass the decoder decodes again from, once it gave the cache up.
+    private var _retiredFrom: Int?
 
     /// Main thread: asks a decoder that replays its loop cache to decode again from the next pass.
     func requestCacheDrop() { lock.withLock { _cacheDropRequested = true } }
 
-    /// Decoder thread, at a pass boundary of the replay: true once per request. From then on the
-    /// cache is retired: its frames are freed by the main thread when none is queued or shown.
-    func takeCacheDropRequest() -> Bool {
+    /// Decoder thread, at the start of replayed pass `pass`: true once per request. From then on
+    /// the cache is retired: its frames are freed by the main thread once they are all past.
+    func takeCacheDropRequest(atPass pass: Int) -> Bool {
         lock.withLock {
             guard _cacheDropRequested else { return false }
             _cacheDropRequested = false
-            _cacheRetired = true
+            _retiredFrom = pass
             return true
         }
     }
 
-    /// Main thread: `frame` (not from the cache) is now on screen; every cached frame is past.
-    func frameTaken(_ frame: FrameHandle) {
-        guard !frame.cached else { return }
-        let retired = lock.withLock { () -> Bool in
-            defer { _cacheRetired = false }
-            return _cacheRetired
+    /// Main thread: `frame` is now on screen. A decoded frame of the pass decoding resumed at
+    /// was queued after every replayed one (FIFO), so from it on no cached frame is queued or
+    /// shown: the cache is freed. (A decoded frame of the first pass, still queued when the
+    /// request came, is not such a frame.)
+    func frameTaken(_ frame: StampedFrame<FrameHandle>) {
+        guard !frame.payload.cached else { return }
+        let free = lock.withLock { () -> Bool in
+            guard let from = _retiredFrom, frame.pass >= from else { return false }
+            _retiredFrom = nil
+            return true
         }
-        if retired { dropCache() }
+        if free { dropCache() }
     }
 
     func dropCache() {
@@ -220,7 +227,7 @@ final class FrameChannel: @unchecked Sendable {
             av_frame_free(&p)
         }
         cacheFrames.removeAll()
-        cacheBytes = 0
+        lock.withLock { _cacheBytes = 0 }
     }
 
     // MARK: Either thread

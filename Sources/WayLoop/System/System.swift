@@ -66,14 +66,14 @@ enum Sys {
         return PathBytes.decode(buf[0..<n].map { UInt8(bitPattern: $0) })
     }
 
-    /// The file names in a directory (none if it cannot be read).
+    /// The names in a directory that are not directories (none if it cannot be read).
     static func fileNames(in directory: String) -> [String] {
         guard let d = opendir(cPath(directory)) else { return [] }
         defer { closedir(d) }
         var out: [String] = []
         while let e = readdir(d) {
             let name = withUnsafeBytes(of: e.pointee.d_name) { raw in PathBytes.decode(raw.prefix { $0 != 0 }) }
-            if name != "." && name != ".." { out.append(name) }
+            if name != "." && name != ".." && Int32(e.pointee.d_type) != Int32(DT_DIR) { out.append(name) }
         }
         return out
     }
@@ -84,7 +84,8 @@ enum Sys {
     static func findVideo(_ name: String, here: String) -> String? {
         let local = Paths.absolute(name, in: here, home: nil)
         var st = stat()
-        if stat(cPath(local), &st) == 0 { return local }
+        // A directory of that name here is no video: look further.
+        if stat(cPath(local), &st) == 0 && (st.st_mode & S_IFMT) != S_IFDIR { return local }
         return VideoLookup.resolve(name, in: videoDirectories, entries: fileNames(in:))
     }
 
