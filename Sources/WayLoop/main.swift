@@ -10,7 +10,8 @@ signal(SIGPIPE, SIG_IGN)
 
 let log: Logger
 let status: ExitStatus
-switch Result(catching: { () throws(UsageError) -> Command in try OptionParser.parse(Array(Sys.arguments.dropFirst())) }) {
+let arguments = Array(Sys.arguments.dropFirst())
+switch Result(catching: { () throws(UsageError) -> Command in try OptionParser.parse(arguments) }) {
 case .success(.help):
     Sys.writeStdout(Help.text)
     status = .ok
@@ -25,7 +26,7 @@ case .success(.run(var options)):
     // Bare names (`wayloop ocean`): a file here, else one in the wayloop data directories.
     options.entries = options.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) } }
     log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
-    status = App.run(options: options, arguments: Array(Sys.arguments.dropFirst()), log: log)
+    status = App.run(options: options, arguments: arguments, log: log)
 case .success(.ctl(let command)):
     Sys.instanceName = command.name
     status = ExitStatus(rawValue: CtlClient.run(command)) ?? .failure

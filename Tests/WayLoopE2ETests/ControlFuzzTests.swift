@@ -41,10 +41,7 @@ final class ControlFuzzTests: XCTestCase {
         return e
     }
 
-    private var socketPath: String {
-        let e = (try? env()) ?? [:]
-        return "\(e["XDG_RUNTIME_DIR"] ?? "")/wayloop-\(e["WAYLAND_DISPLAY"] ?? "").sock"
-    }
+    private var socketPath: String { Ctl.socketPath(env: (try? env()) ?? [:]) }
 
     /// A wayloop playing grid.mp4, past its first loop (the loop cache is full, so its memory
     /// has settled), with its control socket up.
@@ -74,16 +71,14 @@ final class ControlFuzzTests: XCTestCase {
     /// RSS without the shared-memory pixel buffers (VmRSS − RssShmem), in kB: the wl_shm ring
     /// (up to three 1.2 MB buffers per size and settings at 640x480) comes and goes with the
     /// compositor's releases and would hide or fake a 2 MB change. Both are in the messages.
-    private func privateKB(_ pid: pid_t) -> Int { Proc.privateKB(pid) }
-
-    private func memory(_ pid: pid_t) -> String { "private \(privateKB(pid)) kB, VmRSS \(Proc.rssKB(pid)) kB" }
+    private func memory(_ pid: pid_t) -> String { "private \(Proc.privateKB(pid)) kB, VmRSS \(Proc.rssKB(pid)) kB" }
 
     /// Private RSS once two readings 300 ms apart agree within 256 kB (bounded: 10 s).
     private func settledKB(_ pid: pid_t) -> Int {
-        var last = privateKB(pid)
+        var last = Proc.privateKB(pid)
         _ = Wait.until(timeout: 10) {
             usleep(300_000)
-            let now = privateKB(pid)
+            let now = Proc.privateKB(pid)
             defer { last = now }
             return abs(now - last) < 256
         }
@@ -157,9 +152,9 @@ final class ControlFuzzTests: XCTestCase {
         XCTAssertTrue(Wait.until(timeout: 5) { self.fdCount(w.pid) == fdBefore },
                       "\(fdCount(w.pid)) descriptors after the fuzzer, \(fdBefore) before:\nbefore: \(fdListBefore)\nafter:  \(fds(w.pid))")
         // Memory back within 2 MB (a short settle for what is freed late).
-        var kbAfter = privateKB(w.pid)
+        var kbAfter = Proc.privateKB(w.pid)
         let lean = Wait.until(timeout: 10) {
-            kbAfter = self.privateKB(w.pid)
+            kbAfter = Proc.privateKB(w.pid)
             return kbAfter - kbBefore <= 2048
         }
         XCTAssertTrue(lean, "private RSS \(kbBefore) kB before the fuzzer, \(kbAfter) kB after (+\(kbAfter - kbBefore) kB; \(memory(w.pid)))")
@@ -167,7 +162,7 @@ final class ControlFuzzTests: XCTestCase {
         let after = try medianStatusMS()
         let droppedAfter = try Ctl.status(env: try env()).first?["frames_dropped"] as? Int ?? -1
         print("status median \(String(format: "%.2f", before.median)) ms before, \(String(format: "%.2f", after.median)) ms after; "
-              + "fds \(fdBefore) → \(fdCount(w.pid)); private RSS \(kbBefore) → \(privateKB(w.pid)) kB; "
+              + "fds \(fdBefore) → \(fdCount(w.pid)); private RSS \(kbBefore) → \(Proc.privateKB(w.pid)) kB; "
               + "frames dropped \(droppedBefore) → \(droppedAfter)")
         XCTAssertLessThanOrEqual(after.median, 3 * before.median + 5,
                                  "status median \(after.median) ms after the fuzzer, \(before.median) ms before: \(after.all) vs \(before.all)")
@@ -269,9 +264,9 @@ final class ControlFuzzTests: XCTestCase {
         XCTAssertLessThanOrEqual(last, 3 * first, "the last 5000 sets took a median \(last) ms per 1000, the first 5000 \(first) ms: \(sets.blocksMS)")
         let at1000 = try XCTUnwrap(sets.rssKB["1000"], sets.raw)
         XCTAssertGreaterThan(at1000, 0, "cannot read the memory of pid \(w.pid): \(sets.raw)")
-        var end = privateKB(w.pid)
+        var end = Proc.privateKB(w.pid)
         let flat = Wait.until(timeout: 5) {
-            end = self.privateKB(w.pid)
+            end = Proc.privateKB(w.pid)
             return end - at1000 <= 2048
         }
         XCTAssertTrue(flat, "private RSS \(at1000) kB after 1000 sets, \(end) kB after 20 000 (+\(end - at1000) kB; \(memory(w.pid))): \(sets.rssKB)")
@@ -286,9 +281,9 @@ final class ControlFuzzTests: XCTestCase {
         XCTAssertNil(missing.error, "\(missing.raw)\n\(tail(w))")
         XCTAssertEqual(missing.replies, 10_000, "\(missing.raw)")
         XCTAssertEqual(missing.bad, "[]", "replies that were not an error naming the file: \(missing.bad)")
-        var after = privateKB(w.pid)
+        var after = Proc.privateKB(w.pid)
         let flat2 = Wait.until(timeout: 5) {
-            after = self.privateKB(w.pid)
+            after = Proc.privateKB(w.pid)
             return after - base <= 2048
         }
         XCTAssertTrue(flat2, "private RSS \(base) kB before 10 000 missing files, \(after) kB after (+\(after - base) kB; \(memory(w.pid))): \(missing.rssKB)")
@@ -300,9 +295,9 @@ final class ControlFuzzTests: XCTestCase {
         let again = try pipeline(w, mode: "missing", count: 10_000, first: 10_000)
         XCTAssertNil(again.error, "\(again.raw)\n\(tail(w))")
         XCTAssertEqual(again.replies, 10_000, "\(again.raw)")
-        var after2 = privateKB(w.pid)
+        var after2 = Proc.privateKB(w.pid)
         let flat3 = Wait.until(timeout: 5) {
-            after2 = self.privateKB(w.pid)
+            after2 = Proc.privateKB(w.pid)
             return after2 - base2 <= 1024
         }
         XCTAssertTrue(flat3, "private RSS \(base2) kB before another 10 000 missing files, \(after2) kB after (+\(after2 - base2) kB): \(again.rssKB)")

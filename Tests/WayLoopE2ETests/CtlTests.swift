@@ -40,10 +40,7 @@ final class CtlTests: XCTestCase {
         return e
     }
 
-    private var socketPath: String {
-        let e = (try? env()) ?? [:]
-        return "\(e["XDG_RUNTIME_DIR"] ?? "")/wayloop-\(e["WAYLAND_DISPLAY"] ?? "").sock"
-    }
+    private var socketPath: String { Ctl.socketPath(env: (try? env()) ?? [:]) }
 
     /// Starts wayloop and waits until its first output is in `state` (playing, or failed for a
     /// fallback) with a picture committed (ctl status: frames_shown > 0).

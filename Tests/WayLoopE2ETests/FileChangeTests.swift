@@ -13,10 +13,7 @@ final class FileChangeTests: XCTestCase {
         shared = SharedCompositor(outputs: ["320x240"])
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-files-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        for (name, colour) in [("red", "0xE01010"), ("blue", "0x1020E0")] {
-            Shell.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=\(colour):s=320x240:r=30:d=1",
-                       "-pix_fmt", "yuv420p", "-c:v", "libx264", dir + "/\(name).mp4"], timeout: 60)
-        }
+        SolidClip.makeAll([("red", "0xE01010"), ("blue", "0x1020E0")], size: "320x240", in: dir)
     }
 
     override class func tearDown() {

@@ -349,8 +349,31 @@ final class Wayloop: @unchecked Sendable {
     var crashed: Bool { !isRunning && child.signalled }
 }
 
+/// A 1 s, 30 fps H.264 clip of one colour, for tests that tell videos apart by a screenshot.
+enum SolidClip {
+    /// Writes it to `path`; `colour` as ffmpeg takes it (0xRRGGBB), `size` WxH.
+    static func make(_ path: String, colour: String, size: String) throws {
+        let r = Shell.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+                           "-i", "color=c=\(colour):s=\(size):r=30:d=1", "-pix_fmt", "yuv420p", "-c:v", "libx264", path],
+                          timeout: 60)
+        guard r.status == 0 else { throw HarnessError("ffmpeg could not make \(path): \(r.stderr)") }
+    }
+
+    /// `make` for a class setUp, which cannot throw: a clip that cannot be made stops the run.
+    static func makeAll(_ clips: [(name: String, colour: String)], size: String, in dir: String) {
+        for c in clips {
+            do { try make(dir + "/\(c.name).mp4", colour: c.colour, size: size) } catch { preconditionFailure("\(error)") }
+        }
+    }
+}
+
 /// `wayloop ctl` as a client of a running instance.
 enum Ctl {
+    /// The control socket of the instance (`--name NAME`, or the default one) on `env`'s display.
+    static func socketPath(env: [String: String], name: String? = nil) -> String {
+        "\(env["XDG_RUNTIME_DIR"] ?? "")/wayloop-\(name.map { $0 + "-" } ?? "")\(env["WAYLAND_DISPLAY"] ?? "").sock"
+    }
+
     /// `ctl status --json`, decoded: one dictionary per output (the reply is
     /// `{"ok":true,"outputs":[{...},...]}`). Throws on any other exit or shape.
     static func status(env: [String: String], user: String? = nil, binary: String = Repo.binary) throws -> [[String: Any]] {

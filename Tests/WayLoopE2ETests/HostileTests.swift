@@ -400,7 +400,7 @@ final class HostileTests: XCTestCase {
             }
         }
         // Raw lines: each gets one {"ok":false,...} line back.
-        let socket = env["XDG_RUNTIME_DIR"]! + "/wayloop-" + env["WAYLAND_DISPLAY"]! + ".sock"
+        let socket = Ctl.socketPath(env: env)
         let raw: [(String, String)] = [
             ("garbage bytes", "b'\\x00\\xff\\xfe garbage \\x1b[31m'"),
             ("invalid JSON", "b'{\"cmd\": \"status\"'"),

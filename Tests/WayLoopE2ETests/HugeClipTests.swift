@@ -41,14 +41,12 @@ final class HugeClipTests: XCTestCase {
         var low = Int.max
         let end = Date().addingTimeInterval(1)
         while Date() < end {
-            low = min(low, Self.privateKB(w.pid))
+            low = min(low, Proc.privateKB(w.pid))
             usleep(100_000)
         }
         XCTAssertFalse(w.stderr.contains(": error: "), w.stderr)
         return low
     }
-
-    static func privateKB(_ pid: pid_t) -> Int { Proc.privateKB(pid) }
 
     func testAHugeMJPEGCostsWhatA1080pClipCosts() throws {
         let reference = try privateRSS(Repo.clip("bench-1080p30.mp4"))

@@ -15,10 +15,7 @@ final class KeepRecentTests: XCTestCase {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-recent-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         chmod(dir, 0o755)
-        for (name, colour) in [("red", "0xE01010"), ("blue", "0x1020E0"), ("green", "0x10C020")] {
-            Shell.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=\(colour):s=1280x720:r=30:d=1",
-                       "-pix_fmt", "yuv420p", "-c:v", "libx264", dir + "/\(name).mp4"], timeout: 60)
-        }
+        SolidClip.makeAll([("red", "0xE01010"), ("blue", "0x1020E0"), ("green", "0x10C020")], size: "1280x720", in: dir)
     }
 
     override class func tearDown() {

@@ -20,10 +20,7 @@ final class OutputTests: XCTestCase {
         do {
             _ = Repo.clips
             try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
-            let ff = Shell.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
-                                "-i", "color=c=0xC86428:s=640x360:r=30:d=1", "-pix_fmt", "yuv420p", "-c:v", "libx264",
-                                solidClip], timeout: 60)
-            guard ff.status == 0 else { throw HarnessError("ffmpeg could not make \(solidClip): \(ff.stderr)") }
+            try SolidClip.make(solidClip, colour: "0xC86428", size: "640x360")
             let s = try NestedSway(outputs: base)
             sway = s
             guard s.initialOutputs == ["WL-1", "WL-2"] else {

@@ -16,10 +16,7 @@ final class ScreensaverTests: XCTestCase {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-saver-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         chmod(dir, 0o755)
-        for (name, colour) in [("red", "0xE01010"), ("blue", "0x1020E0")] {
-            Shell.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=\(colour):s=320x240:r=30:d=1",
-                       "-pix_fmt", "yuv420p", "-c:v", "libx264", dir + "/\(name).mp4"], timeout: 60)
-        }
+        SolidClip.makeAll([("red", "0xE01010"), ("blue", "0x1020E0")], size: "320x240", in: dir)
     }
 
     override class func tearDown() {
@@ -89,9 +86,8 @@ final class ScreensaverTests: XCTestCase {
         let saver = try Wayloop(["--name", "saver", "--layer", "overlay", Self.dir + "/blue.mp4"], env: sway.env)
         XCTAssertTrue(waitState(sway, name: "saver", "playing"), "\(status(sway, name: "saver")); \(saver.stderr)")
         XCTAssertTrue(waitCentre(sway, blue), "the overlay is not above the fullscreen window")
-        let runtime = sway.env["XDG_RUNTIME_DIR"]!, display = sway.env["WAYLAND_DISPLAY"]!
-        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(runtime)/wayloop-saver-\(display).sock"))
-        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(runtime)/wayloop-\(display).sock"), "the wallpaper's socket")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Ctl.socketPath(env: sway.env, name: "saver")))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Ctl.socketPath(env: sway.env)), "the wallpaper's socket")
         // It takes no keyboard: the fullscreen window keeps the focus.
         XCTAssertEqual(focusedAppID(sway), "wayloop-cover", "the fullscreen window lost the focus")
         // Still one of each: the wallpaper paused (fullscreen), the saver playing.

@@ -1,7 +1,6 @@
 // The draw pass and the poll timeout, both from the pure Schedule (WayLoopCore): an output
 // draws only when its frame callback fired and a new frame is due (or it was reconfigured),
 // and the loop wakes exactly when that can happen. Main thread only.
-import CSystem
 import WayLoopCore
 
 extension App {
@@ -28,7 +27,7 @@ extension App {
         var deadline: Nanos? = wantsPowerChecks ? nextPowerCheck : nil
         func soonest(_ d: Nanos?) { if let d { deadline = min(deadline ?? d, d) } }
         // One wake-up to release a video nobody has seen for a while (none while released).
-        for v in videos.values where !v.isReleased && v.isReady && isHidden(v) && !recent.contains(v.path) {
+        for v in videos.values where mayRelease(v) {
             soonest(max(now, v.lastDrawn + releaseAfter))
         }
         for h in heads.values { soonest(scheduleState(h).flatMap { Schedule.wake($0, now: now) }) }
@@ -52,8 +51,7 @@ extension App {
                 for h in heads.values { updatePause(h) }
             }
         }
-        for v in videos.values where !v.isReleased && v.isReady && now - v.lastDrawn >= releaseAfter && isHidden(v)
-            && !recent.contains(v.path) {
+        for v in videos.values where mayRelease(v) && now - v.lastDrawn >= releaseAfter {
             v.release()
             log.debug("'\(v.path)': nothing presented for \(options.releaseAfter) s: decoder and frames released")
         }
@@ -115,6 +113,12 @@ extension App {
         return heads.values.filter { $0.surface?.bufferSize == size && $0.drawn?.video == v.path }.count >= 2
     }
 
+    /// `--release-after` applies: open, decoding, nobody can take its frames, and not kept for a
+    /// switch back (`--keep-recent`).
+    private func mayRelease(_ v: Clip) -> Bool {
+        !v.isReleased && v.isReady && isHidden(v) && !recent.contains(v.path)
+    }
+
     /// Some output shows `v` now: it draws it and is neither covered by a fullscreen window nor
     /// unpresented (a frame callback outstanding, or a user pause, does not hide a picture).
     func isSeen(_ v: Clip) -> Bool {
@@ -127,42 +131,5 @@ extension App {
     /// No output showing `v` can take a frame: all hidden, covered or paused for a reason.
     func isHidden(_ v: Clip) -> Bool {
         !heads.values.contains { $0.canTakeFrame && $0.drawn?.video == v.path }
-    }
-}
-
-extension App {
-    /// The kernel (or a test) says memory is short: give back what PressurePlan says, trim the
-    /// heap, and say so in one line (at most once per PressurePlan.minInterval).
-    func memoryPressure(now: Nanos, source: String) {
-        guard now - lastPressure >= PressurePlan.minInterval else { return }
-        lastPressure = now
-        let before = Sys.privateRSSKB()
-        let clips = Array(videos.values)
-        let plan = PressurePlan.actions(clips.map {
-            PressurePlan.Clip(hidden: !isSeen($0), released: $0.isReleased, replaying: $0.isReplaying, recent: recent.contains($0.path),
-                              ready: $0.isReady)
-        })
-        var released = 0, caches = 0, cacheMB = 0, forgotten = 0
-        for (v, action) in zip(clips, plan) {
-            switch action {
-            case .forget:
-                recent.removeAll { $0 == v.path }
-                stopVideo(v)
-                forgotten += 1
-            case .release:
-                v.release()
-                released += 1
-            case .giveUpCache:
-                cacheMB += v.cacheBytes >> 20
-                v.giveUpLoopCache()
-                caches += 1
-            case .keep: break
-            }
-        }
-        shm?.trim(before: now)
-        _ = csys_malloc_trim()
-        let after = Sys.privateRSSKB()
-        log.scoped("memory").notice("memory pressure (\(source)): dropped \(forgotten) recent video(s), released \(released) video(s) nobody sees, "
-            + "giving up \(caches) loop cache(s) (\(cacheMB) MB) at their next loop; private RSS \(before >> 10) → \(after >> 10) MB so far")
     }
 }

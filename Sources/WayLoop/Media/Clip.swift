@@ -118,7 +118,8 @@ final class Clip {
         guard isReleased else { return }
         channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, maxTextureSize: maxTextureSize,
                                cacheBudget: cacheBudget, decoderThreads: decoderThreads)
-        channel.targetScale = decodeScale
+        // Only a scale the main thread worked out: until then the decoder guesses from `outputs`.
+        if scaleSent { channel.targetScale = decodeScale }
         channel.outputs = outputs
         thread = Decoder.start(path: path, channel: channel, log: log)
         clock = PlaybackClock()

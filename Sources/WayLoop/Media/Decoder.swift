@@ -39,7 +39,6 @@ final class Decoder {
     private var maxLowres = 0
     private var intraOnly = false
     private var hintedScale = 1.0
-    private var orientationTurned = false
 
     init(path: String, channel: FrameChannel, log: Logger) {
         self.path = path
@@ -102,10 +101,10 @@ final class Decoder {
         }
         maxLowres = Int(decoder.pointee.max_lowres)
         intraOnly = (avcodec_descriptor_get(par.pointee.codec_id)?.pointee.props ?? 0) & avx_codec_prop_intra_only() != 0
-        orientationTurned = Decoder.orientation(of: stream).rotation % 180 != 0
+        let orientation = Decoder.orientation(of: stream)
         hintedScale = DecodeScale.factor(video: Size(width: Int(par.pointee.width), height: Int(par.pointee.height)),
-                                         turned: orientationTurned, outputs: channel.outputs)
-        try openCodec(decoder, par, lowres: DecodeScale.lowres(scale: hintedScale, maxLowres: maxLowres))
+                                         turned: orientation.rotation % 180 != 0, outputs: channel.outputs)
+        try openCodec(decoder, par, lowres: wantedLowres)
         packet = av_packet_alloc()
         for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {
             nominalDuration = av_rescale(Nanos(rate.den), .nanosPerSecond, Nanos(rate.num))
@@ -132,7 +131,7 @@ final class Decoder {
         return VideoInfo(width: Int(par.pointee.width), height: Int(par.pointee.height),
                          codec: String(cString: decoder.pointee.name), pixelFormat: pixfmt,
                          frameRate: Double(Nanos.nanosPerSecond) / Double(nominalDuration),
-                         orientation: Decoder.orientation(of: stream))
+                         orientation: orientation)
     }
 
     /// (Re)creates the codec context at `lowres` (the old one, if any, is freed: its frames
@@ -160,6 +159,7 @@ final class Decoder {
     /// The scale the outputs need (of the coded size): the main thread's once it has said,
     /// else what `channel.outputs` gave at open.
     private var wantedScale: Double { channel.targetScaleIsSet ? channel.targetScale : hintedScale }
+    private var wantedLowres: Int { DecodeScale.lowres(scale: wantedScale, maxLowres: maxLowres) }
 
     /// Opens the codec again at another `lowres` when the outputs' needs moved past a power of
     /// two: at once for an intra-only codec (MJPEG: any frame stands alone), else at the start
@@ -168,7 +168,7 @@ final class Decoder {
     private func followLowres(atPassStart: Bool) throws(VideoError) -> Bool {
         guard maxLowres > 0, intraOnly || atPassStart, let codec, let decoder = codec.pointee.codec,
               let format, let par = format.pointee.streams[Int(streamIndex)]?.pointee.codecpar else { return false }
-        let want = DecodeScale.lowres(scale: wantedScale, maxLowres: maxLowres)
+        let want = wantedLowres
         guard want != lowres else { return false }
         try openCodec(decoder, par, lowres: want)
         return true
@@ -304,7 +304,7 @@ final class Decoder {
               let decoder = avcodec_find_decoder(par.pointee.codec_id) else {
             throw .decodeFailed(path, reason: "cannot open the codec again")
         }
-        try openCodec(decoder, par, lowres: DecodeScale.lowres(scale: wantedScale, maxLowres: maxLowres))
+        try openCodec(decoder, par, lowres: wantedLowres)
         packet = av_packet_alloc()
         draining = false
     }

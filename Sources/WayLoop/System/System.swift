@@ -13,7 +13,7 @@ enum Sys {
     }
 
     /// stderr is systemd's journal stream (JOURNAL_STREAM names fd 2): lines carry priorities.
-    nonisolated(unsafe) static let stderrIsJournal: Bool = {
+    static let stderrIsJournal: Bool = {
         var st = stat()
         guard let v = env("JOURNAL_STREAM"), fstat(2, &st) == 0 else { return false }
         return Journal.names(v, device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
@@ -34,13 +34,19 @@ enum Sys {
         }
     }
 
-    static func env(_ name: String) -> String? { getenv(name).map { PathBytes.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } }
+    static func env(_ name: String) -> String? {
+        guard let p = getenv(name) else { return nil }
+        return string(p)
+    }
+
+    /// A C string from the system (argv, the environment, a path buffer), every byte kept (PathBytes).
+    static func string(_ p: UnsafePointer<CChar>) -> String { PathBytes.decode(UnsafeRawBufferPointer(start: p, count: strlen(p))) }
 
     /// The command line, each argument's bytes kept (PathBytes): a Latin-1 file name reaches open(2) as it was typed.
     static var arguments: [String] {
         (0..<Int(CommandLine.argc)).map { i in
-            guard let a = CommandLine.unsafeArgv[i] else { return "" }
-            return PathBytes.decode(UnsafeRawBufferPointer(start: a, count: strlen(a)))
+            let a: UnsafeMutablePointer<CChar>? = CommandLine.unsafeArgv[i]
+            return a.map { string($0) } ?? ""
         }
     }
 
@@ -63,7 +69,7 @@ enum Sys {
         var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buf, buf.count - 1)
         guard n > 0 else { return nil }
-        return PathBytes.decode(buf[0..<n].map { UInt8(bitPattern: $0) })
+        return string(buf)  // zero-filled: NUL-terminated after the n bytes
     }
 
     /// The names in a directory that are not directories (none if it cannot be read).
@@ -146,7 +152,7 @@ enum Sys {
     static var currentDirectory: String {
         var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buf, buf.count) != nil else { return "/" }
-        return PathBytes.decode(buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+        return string(buf)
     }
 
     /// A whole (small) file as UTF-8 text, or the errno that stopped the read (EFBIG over `limit`).
