@@ -51,3 +51,10 @@ void csys_av_log_capture(void) { av_log_set_callback(av_capture); }
 void csys_av_clear_error(void) { av_last_error[0] = 0; }
 
 const char *csys_av_last_error(void) { return av_last_error; }
+
+void csys_blend(unsigned char *restrict dst, const unsigned char *restrict a, const unsigned char *restrict b,
+                unsigned long n, unsigned w) {
+    if (w > 256) w = 256;
+    unsigned iw = 256 - w;
+    for (unsigned long i = 0; i < n; i++) dst[i] = (unsigned char)((a[i] * iw + b[i] * w) >> 8);
+}

@@ -8,6 +8,9 @@ public enum ControlRequest: Equatable, Sendable {
     case pause(String?)
     case resume(String?)
     case toggle(String?)
+    /// The next or the previous video of the playlist one output (nil: every output) plays.
+    case next(String?)
+    case prev(String?)
     /// Show a video on an output (`*`: every output); the entry's selector says which.
     case set(OutputEntry)
     case reload
@@ -26,6 +29,8 @@ public enum ControlRequest: Equatable, Sendable {
         case .pause(let o): return target("pause", o)
         case .resume(let o): return target("resume", o)
         case .toggle(let o): return target("toggle", o)
+        case .next(let o): return target("next", o)
+        case .prev(let o): return target("prev", o)
         case .set(let e):
             var pairs: [(String, JSON)] = [("cmd", .string("set"))]
             switch e.selector {
@@ -59,6 +64,8 @@ public enum ControlRequest: Equatable, Sendable {
         case "pause": return .success(.pause(output))
         case "resume": return .success(.resume(output))
         case "toggle": return .success(.toggle(output))
+        case "next": return .success(.next(output))
+        case "prev": return .success(.prev(output))
         case "reload": return .success(.reload)
         case "quit": return .success(.quit)
         case "subscribe": return .success(.subscribe)
@@ -80,7 +87,7 @@ public enum ControlRequest: Equatable, Sendable {
             if case .video(let v)? = e.fallback, !v.hasPrefix("/") {
                 return .failure(.malformed("a \"fallback\" video must be an absolute path"))
             }
-            guard e.video != nil || e.mode != nil || e.color != nil || e.dim != nil || e.fallback != nil else {
+            guard !e.fieldsSet.isEmpty else {
                 return .failure(.malformed("set needs \"video\" or a setting to change"))
             }
             if let v = e.video, !v.hasPrefix("/") { return .failure(.malformed("\"video\" must be an absolute path")) }
@@ -153,7 +160,7 @@ public struct CtlCommand: Equatable, Sendable {
 }
 
 public enum CtlParser {
-    public static let usage = "status [--json] | pause|resume|toggle [OUTPUT] | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] | reload | quit | subscribe [--waybar]"
+    public static let usage = "status [--json] | pause|resume|toggle|next|prev [OUTPUT] | set OUTPUT|'*' [VIDEO|DIR|PLAYLIST] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] [--transition T] [--interval D] [--loops N] [--shuffle] | reload | quit | subscribe [--waybar]"
 
     /// Parses the arguments after `ctl`. Video paths stay as given: the client makes them absolute.
     public static func parse(_ args: [String]) throws(UsageError) -> CtlCommand {
@@ -179,11 +186,19 @@ public enum CtlParser {
                 json = true
             }
             return CtlCommand(request: .status, json: json)
-        case "pause", "resume", "toggle":
+        case "pause", "resume", "toggle", "next", "prev":
             try noMore(rest.dropFirst())
             let o = rest.first == "*" ? nil : rest.first
             if let o, o.hasPrefix("-") { throw .unknownOption(o) }
-            return CtlCommand(request: cmd == "pause" ? .pause(o) : cmd == "resume" ? .resume(o) : .toggle(o))
+            let request: ControlRequest
+            switch cmd {
+            case "pause": request = .pause(o)
+            case "resume": request = .resume(o)
+            case "toggle": request = .toggle(o)
+            case "next": request = .next(o)
+            default: request = .prev(o)
+            }
+            return CtlCommand(request: request)
         case "subscribe":
             var waybar = false
             for a in rest {
@@ -206,6 +221,8 @@ public enum CtlParser {
             while i < rest.count {
                 let a = rest[i]
                 switch a {
+                case "--shuffle", "--no-shuffle":
+                    e.shuffle = a == "--shuffle"
                 case _ where EntrySettings.flag(a) != nil:
                     let setting = EntrySettings.flag(a)!, v = try value(a)
                     guard setting.set(v, in: &e) else { throw .badValue(option: a, value: v, expected: setting.expected) }
@@ -216,7 +233,7 @@ public enum CtlParser {
                 }
                 i += 1
             }
-            guard e.video != nil || e.mode != nil || e.color != nil || e.dim != nil || e.fallback != nil else {
+            guard !e.fieldsSet.isEmpty else {
                 throw .ctl("set needs VIDEO or a setting to change")
             }
             return CtlCommand(request: .set(e))
@@ -287,10 +304,13 @@ public struct OutputStatus: Equatable, Sendable {
     public var renderer: String?
     /// The video's decoder: "running", or "released" (freed after --release-after hidden).
     public var decoder: String?
+    /// Where in its playlist the output is, when it plays one.
+    public var playlist: PlaylistStatus?
 
     public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: PlayerState,
                 position: Double? = nil, framesShown: Int = 0, framesDropped: Int = 0, showing: String? = nil,
-                renderer: String? = nil, decoder: String? = nil) {
+                renderer: String? = nil, decoder: String? = nil, playlist: PlaylistStatus? = nil) {
+        self.playlist = playlist
         self.name = name
         self.description = description
         self.video = video
@@ -322,6 +342,7 @@ public struct OutputStatus: Equatable, Sendable {
                   position: json["position"]?.number, framesShown: Int(json["frames_shown"]?.number ?? 0),
                   framesDropped: Int(json["frames_dropped"]?.number ?? 0), showing: json["showing"]?.string,
                   renderer: json["renderer"]?.string, decoder: json["decoder"]?.string)
+        playlist = json["playlist"].flatMap(PlaylistStatus.init(json:))
     }
 
     public var json: JSON {
@@ -334,6 +355,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let showing { pairs.append(("showing", .string(showing))) }
         if let renderer { pairs.append(("renderer", .string(renderer))) }
         if let decoder { pairs.append(("decoder", .string(decoder))) }
+        if let playlist { pairs.append(("playlist", playlist.json)) }
         return .object(pairs)
     }
 
@@ -345,6 +367,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let position { s += ", at \(Self.seconds(position)) s" }
         s += ", \(framesShown) frames shown, \(framesDropped) dropped"
         if let showing { s += ", showing \(showing) instead" }
+        if let p = playlist { s += ", \(p.line)" }
         if let renderer { s += " [\(renderer)]" }
         return s
     }
@@ -355,15 +378,50 @@ public struct OutputStatus: Equatable, Sendable {
     }
 }
 
+/// An output's place in its playlist (`ctl status`, and the events of `subscribe`).
+public struct PlaylistStatus: Equatable, Sendable {
+    /// The directory or playlist file.
+    public var source: String
+    /// 1-based position of the video playing, and how many the playlist has.
+    public var position: Int
+    public var count: Int
+    /// Seconds until the next switch (nil: it switches at the end of a pass, or never).
+    public var nextSwitch: Double?
+    public init(source: String, position: Int, count: Int, nextSwitch: Double? = nil) {
+        self.source = source
+        self.position = position
+        self.count = count
+        self.nextSwitch = nextSwitch
+    }
+
+    init?(json: JSON) {
+        guard let source = json["source"]?.string, let p = json["position"]?.number, let c = json["count"]?.number else { return nil }
+        self.init(source: source, position: Int(p), count: Int(c), nextSwitch: json["next_switch_in"]?.number)
+    }
+
+    public var json: JSON {
+        .object([("source", .string(source)), ("position", .number(Double(position))), ("count", .number(Double(count))),
+                 ("next_switch_in", nextSwitch.map { .number(($0 * 10).rounded() / 10) } ?? .null)])
+    }
+
+    /// "playlist 2/5, next in 12.0 s".
+    public var line: String {
+        "playlist \(position)/\(count)" + (nextSwitch.map { ", next in \(OutputStatus.seconds($0)) s" } ?? "")
+    }
+}
+
 /// A state change as published to subscribers (and logged at debug level).
 public struct StateEvent: Equatable, Sendable {
     public var output: String
     public var state: PlayerState
     public var video: String?
-    public init(output: String, state: PlayerState, video: String?) {
+    /// Set when the output plays a playlist: every switch sends an event with the new position.
+    public var playlist: PlaylistStatus?
+    public init(output: String, state: PlayerState, video: String?, playlist: PlaylistStatus? = nil) {
         self.output = output
         self.state = state
         self.video = video
+        self.playlist = playlist
     }
 
     static func stateFields(_ state: PlayerState) -> [(String, JSON)] {
@@ -378,7 +436,7 @@ public struct StateEvent: Equatable, Sendable {
 
     public var json: JSON {
         .object([("event", .string("state")), ("output", .string(output))] + Self.stateFields(state)
-                + [("video", video.map { .string($0) } ?? .null)])
+                + [("video", video.map { .string($0) } ?? .null)] + (playlist.map { [("playlist", $0.json)] } ?? []))
     }
 }
 

@@ -16,6 +16,23 @@ public enum ScaleMode: String, Sendable, CaseIterable {
     case center
     /// One video pixel per output pixel, repeated from the top-left corner.
     case tile
+    /// One video across every output that shows it with this mode: their layout (logical
+    /// positions and sizes) is one canvas, which the video covers (aspect-fill); each output
+    /// shows its part.
+    case span
+    /// The same, with the whole video fitted onto the canvas (bars where it does not reach).
+    case spanFit = "span-fit"
+
+    /// One of the span modes.
+    public var isSpan: Bool { self == .span || self == .spanFit }
+    /// What the mode does on one output (and on a canvas): span is fill, span-fit is fit.
+    public var single: ScaleMode {
+        switch self {
+        case .span: return .fill
+        case .spanFit: return .fit
+        default: return self
+        }
+    }
 }
 
 /// An sRGB colour with 8-bit channels.
@@ -80,6 +97,13 @@ public struct OutputEntry: Equatable, Sendable {
     public var pauseOnBattery: Bool?
     /// `renderer =` in the config file's top section (process-wide; never per output).
     public var renderer: RendererRequest?
+    /// Playlists (a directory or a playlist file as the video): switch after this many
+    /// seconds, or after this many passes of each video; in random order without repeats.
+    public var interval: Double?
+    public var loops: Int?
+    public var shuffle: Bool?
+    /// How a switch to another video looks (default fade:0.5s).
+    public var transition: Transition?
     public init(selector: OutputSelector, video: String? = nil, mode: ScaleMode? = nil,
                 color: RGB? = nil, dim: Double? = nil, fallback: Fallback? = nil,
                 pauseOnFullscreen: Bool? = nil, pauseOnBattery: Bool? = nil) {
@@ -121,8 +145,22 @@ public struct OutputSettings: Equatable, Sendable {
     public var fallback: Fallback?
     public var pauseOnFullscreen: Bool
     public var pauseOnBattery: Bool
+    public var interval: Double?
+    public var loops: Int?
+    public var shuffle: Bool
+    public var transition: Transition
+    /// The playlist (directory or playlist file) `video` was taken from, when it was (set by
+    /// the app: the entries name the playlist, the output plays one of its videos).
+    public var playlist: String?
+    /// Its part of the canvas, with a span mode (set by the app from the outputs' layout).
+    public var span: SpanView?
     public init(video: String, mode: ScaleMode = .fill, color: RGB = .black, dim: Double = 0,
-                fallback: Fallback? = nil, pauseOnFullscreen: Bool = true, pauseOnBattery: Bool = false) {
+                fallback: Fallback? = nil, pauseOnFullscreen: Bool = true, pauseOnBattery: Bool = false,
+                interval: Double? = nil, loops: Int? = nil, shuffle: Bool = false, transition: Transition = .standard) {
+        self.interval = interval
+        self.loops = loops
+        self.shuffle = shuffle
+        self.transition = transition
         self.video = video
         self.mode = mode
         self.color = color
@@ -201,12 +239,18 @@ public struct Options: Equatable, Sendable {
             merged.fallback = e.fallback ?? merged.fallback
             merged.pauseOnFullscreen = e.pauseOnFullscreen ?? merged.pauseOnFullscreen
             merged.pauseOnBattery = e.pauseOnBattery ?? merged.pauseOnBattery
+            merged.interval = e.interval ?? merged.interval
+            merged.loops = e.loops ?? merged.loops
+            merged.shuffle = e.shuffle ?? merged.shuffle
+            merged.transition = e.transition ?? merged.transition
         }
         guard let video = merged.video else { return nil }
         return OutputSettings(video: video, mode: merged.mode ?? .fill,
                               color: merged.color ?? .black, dim: merged.dim ?? 0, fallback: merged.fallback,
                               pauseOnFullscreen: pauseOnFullscreen ?? merged.pauseOnFullscreen ?? true,
-                              pauseOnBattery: pauseOnBattery ?? merged.pauseOnBattery ?? false)
+                              pauseOnBattery: pauseOnBattery ?? merged.pauseOnBattery ?? false,
+                              interval: merged.interval, loops: merged.loops, shuffle: merged.shuffle ?? false,
+                              transition: merged.transition ?? .standard)
     }
 
     /// Some entry names a fallback.
@@ -347,6 +391,10 @@ public enum OptionParser {
                 let v = try value(arg)
                 if current.video != nil { throw .unexpectedArgument(v) }
                 current.video = v
+            case "--shuffle":
+                current.shuffle = true
+            case "--no-shuffle":
+                current.shuffle = false
             case _ where EntrySettings.flag(arg) != nil:
                 let setting = EntrySettings.flag(arg)!, v = try value(arg)
                 guard setting.set(v, in: &current) else { throw .badValue(option: arg, value: v, expected: setting.expected) }

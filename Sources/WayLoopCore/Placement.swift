@@ -24,6 +24,32 @@ public struct Rect: Equatable, Sendable, CustomStringConvertible {
     public var description: String { "(\(x), \(y), \(width)x\(height))" }
 }
 
+/// An output's place in a span (`-m span`): the canvas all its outputs form and its own
+/// rectangle on it, in layout (logical) coordinates.
+public struct SpanView: Equatable, Sendable {
+    public var canvas: Rect
+    public var output: Rect
+    public init(canvas: Rect, output: Rect) {
+        self.canvas = canvas
+        self.output = output
+    }
+
+    /// The same view in a picture's stored orientation (the shm renderer keeps buffers stored
+    /// and lets the compositor turn them): the canvas turned with its sides swapped for a
+    /// quarter turn, the output's rectangle mapped corner by corner (`Orientation.textureTransform`).
+    public func stored(_ o: Orientation) -> SpanView {
+        guard o != .upright else { return self }
+        let turned = o.rotation % 180 != 0
+        let cw = turned ? canvas.height : canvas.width, ch = turned ? canvas.width : canvas.height
+        let u0 = (output.x - canvas.x) / canvas.width, v0 = (output.y - canvas.y) / canvas.height
+        let u1 = u0 + output.width / canvas.width, v1 = v0 + output.height / canvas.height
+        let a = o.textureCoordinate(u: u0, v: v0), b = o.textureCoordinate(u: u1, v: v1)
+        let s0 = min(a.s, b.s), s1 = max(a.s, b.s), t0 = min(a.t, b.t), t1 = max(a.t, b.t)
+        return SpanView(canvas: Rect(x: 0, y: 0, width: cw, height: ch),
+                        output: Rect(x: s0 * cw, y: t0 * ch, width: (s1 - s0) * cw, height: (t1 - t0) * ch))
+    }
+}
+
 public struct Placement: Equatable, Sendable {
     /// The part of the output covered by the picture, in output pixels.
     public var destination: Rect
@@ -39,8 +65,14 @@ public struct Placement: Equatable, Sendable {
     }
 
     /// Places a video of `video` pixels (display size, after rotation) on an output of `output`
-    /// pixels (buffer size). Empty sizes give an empty destination.
-    public static func compute(video: Size, output: Size, mode: ScaleMode) -> Placement {
+    /// pixels (buffer size). Empty sizes give an empty destination. The span modes place it on
+    /// `span`'s canvas and give this output its part (without one: fill or fit, alone).
+    public static func compute(video: Size, output: Size, mode: ScaleMode, span: SpanView? = nil) -> Placement {
+        if mode.isSpan, let span {
+            return Span.placements(video: video, outputs: [span.output], buffers: [output], fit: mode == .spanFit,
+                                   canvas: span.canvas)[0]
+        }
+        let mode = mode.single
         let ow = Double(output.width), oh = Double(output.height)
         let full = Rect(x: 0, y: 0, width: ow, height: oh)
         guard !video.isEmpty, !output.isEmpty else {
@@ -65,6 +97,8 @@ public struct Placement: Equatable, Sendable {
             // The source rectangle runs past 1: the renderer repeats the texture.
             return Placement(destination: full, source: Rect(x: 0, y: 0, width: ow / vw, height: oh / vh),
                              hasBorders: false)
+        case .span, .spanFit:
+            preconditionFailure("span modes are placed above")
         case .center:
             // 1:1 pixels: each axis is either cropped (video larger) or bordered (video smaller).
             let (dx, dw, sx, sw) = centerAxis(video: vw, output: ow)

@@ -469,7 +469,7 @@ extension Playlist {
     /// unchanged) when every item failed. Like next(), but the skipped items are not put into the
     /// history (prev() does not land on a failed one). It steps at most through the rest of the
     /// round and one whole round more (plain: `count` steps, which may come back to `current`).
-    public mutating func nextPlayable(_ failed: (String) -> Bool) -> String? {
+    @discardableResult public mutating func nextPlayable(_ failed: (String) -> Bool) -> String? {
         guard items.contains(where: { !failed($0) }) else { return nil }
         var p = self
         if let i = p.playingIndex { p.remember(i) }

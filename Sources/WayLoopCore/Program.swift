@@ -24,8 +24,9 @@ public enum Help {
     public static let text = """
     Usage: wayloop [OPTIONS] [VIDEO]
            wayloop [-o OUTPUT [-m MODE] [-c RRGGBB] [--dim F] [-f FB] -i VIDEO]... [VIDEO]
-           wayloop ctl [--name NAME] status [--json] | pause|resume|toggle [OUTPUT] | reload | quit
-                       | subscribe [--waybar] | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB] [--dim F] [-f FB]
+           wayloop ctl [--name NAME] status [--json] | pause|resume|toggle|next|prev [OUTPUT] | reload
+                       | quit | subscribe [--waybar] | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB]
+                       [--dim F] [-f FB] [--transition T] [--interval D] [--loops N] [--shuffle]
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
     wlroots compositor (sway, Hyprland, river, labwc, niri, ...). Runs in the foreground:
@@ -41,13 +42,27 @@ public enum Help {
     ~/.local/share/wayloop/ocean.mp4. With no video at all (and none in the config file),
     the installed default loop (share/wayloop/default-loop.mp4) plays on every output.
 
+    VIDEO may be a directory or a playlist file (.m3u, .m3u8, .txt: one path per line, #
+    comments): its videos play in turn (a directory's in name order; watched, so a video
+    added or removed counts from the next switch). A video that cannot be played is skipped.
+    `wayloop ctl next|prev` steps through it; `ctl status` shows where it is.
+
     Options:
       -o, --output NAME     apply the options after it to output NAME (connector such as
                             DP-1, or "Make Model Serial"), until the next -o; '*' = all
       -i, --video FILE      the video for the current -o scope
       -m, --mode MODE       fill (default: cover the output, crop the long axis),
                             fit (whole video, bars), stretch, center (1:1 pixels),
-                            tile (1:1 pixels, repeated from the top-left)
+                            tile (1:1 pixels, repeated from the top-left), span (one
+                            video across every output showing it with span: their
+                            layout is one canvas, filled), span-fit (the same, fitted)
+          --interval D      a playlist switches to its next video every D (30s, 10m, 1h)
+          --loops N         without --interval, each video plays N passes (default: for
+                            ever with one video, once each with several)
+          --shuffle         a playlist in random order, never one twice before all played
+          --no-shuffle      in order (undoes a --shuffle or `shuffle = yes` before it)
+          --transition T    how a switch looks: none (a cut on a frame boundary), fade or
+                            fade:D (both play while the new one fades in; default fade:0.5s)
       -c, --color RRGGBB    colour of bars and borders (default 000000)
           --dim F           darken the picture by F, 0 to 1 (default 0)
       -f, --fallback FB     shown when the video cannot be played: a colour RRGGBB or
@@ -55,10 +70,10 @@ public enum Help {
           --config FILE     the config file (default $XDG_CONFIG_HOME/wayloop/config)
           --no-config       read no config file
           --replace         stop the wayloop running on this display and take over
-      --layer L         background (default), bottom, top or overlay (above fullscreen
-                        windows: a screensaver; it never pauses for one)
-      --name NAME       an independent instance with its own lock and control socket
-                        (wayloop-NAME-$WAYLAND_DISPLAY.sock; `wayloop ctl --name NAME ...`)
+          --layer L         background (default), bottom, top or overlay (above fullscreen
+                            windows: a screensaver; it never pauses for one)
+          --name NAME       an independent instance with its own lock and control socket
+                            (wayloop-NAME-$WAYLAND_DISPLAY.sock; `wayloop ctl --name NAME ...`)
           --renderer R      auto (default: shm where GL would render in software, else
                             gl), gl (GLES through EGL) or shm (libswscale into wl_shm
                             buffers; never loads a GL driver)
@@ -83,8 +98,9 @@ public enum Help {
       -V, --version         show the version
 
     wayloop ctl talks to the running wayloop (socket $XDG_RUNTIME_DIR/wayloop-$WAYLAND_DISPLAY.sock):
-    status, pause/resume/toggle (every output or one), set (switch video or settings at
-    run time; the old video plays until the new one is ready), reload, quit, subscribe (one
+    status, pause/resume/toggle (every output or one), next/prev (a playlist's next or
+    previous video), set (switch video or settings at run time; the old video plays until
+    the new one is ready; --transition for that one switch), reload, quit, subscribe (one
     JSON line per state change; --waybar: waybar's custom-module JSON). `status --json` is a
     stable interface ("version": 1). ctl exits 0 done, 1 refused or failed, 2 bad command
     line, 3 no wayloop running.

@@ -10,7 +10,7 @@ public struct EntrySetting: Sendable {
     public let aliases: [String]
     /// Its flags on the command line and in `ctl set` (none: config file only).
     public let flags: [String]
-    /// What a value must be: "one of fill, fit, stretch, center, tile".
+    /// What a value must be: "one of fill, fit, stretch, center, tile, span, span-fit".
     public let expected: String
     /// A JSON number in the control protocol (else a string).
     public let numeric: Bool
@@ -39,12 +39,12 @@ public struct EntrySetting: Sendable {
     /// The value `entry` holds, as text (nil: not set).
     public func value(in entry: OutputEntry) -> String? { render(entry) }
 
-    /// The one wording of a bad value: `'zoom' is not one of fill, fit, stretch, center, tile`.
+    /// The one wording of a bad value: `'zoom' is not one of fill, fit, stretch, center, tile, span, span-fit`.
     public func problem(_ value: String) -> String { "'\(value)' is not \(expected)" }
 }
 
 public enum EntrySettings {
-    public static let mode = EntrySetting("mode", flags: ["-m", "--mode"], expected: "one of fill, fit, stretch, center, tile",
+    public static let mode = EntrySetting("mode", flags: ["-m", "--mode"], expected: "one of fill, fit, stretch, center, tile, span, span-fit",
                                           parse: { e, v in ScaleMode(rawValue: v).map { e.mode = $0 } != nil },
                                           render: { $0.mode?.rawValue })
     public static let color = EntrySetting("color", aliases: ["colour"], flags: ["-c", "--color"], expected: "a colour RRGGBB",
@@ -71,14 +71,32 @@ public enum EntrySettings {
                                                     parse: { e, v in yesNo(v).map { e.pauseOnBattery = $0 } != nil },
                                                     render: { $0.pauseOnBattery.map { $0 ? "yes" : "no" } })
 
-    public static let all = [mode, color, dim, fallback, pauseOnFullscreen, pauseOnBattery]
+    public static let interval = EntrySetting("interval", flags: ["--interval"], expected: Duration.expected,
+                                              parse: { e, v in Duration.parse(v).map { e.interval = $0 } != nil },
+                                              render: { $0.interval.map(Duration.format) })
+    public static let loops = EntrySetting("loops", flags: ["--loops"], expected: "a whole number from 1 to 1000000", numeric: true,
+                                           parse: { e, v in
+                                               guard let n = Int(v), (1...1_000_000).contains(n) else { return false }
+                                               e.loops = n
+                                               return true
+                                           },
+                                           render: { $0.loops.map { "\($0)" } })
+    /// `--shuffle` on the command line and in `ctl set` (no value); `shuffle = yes` in the config file.
+    public static let shuffle = EntrySetting("shuffle", flags: [], expected: "yes or no",
+                                             parse: { e, v in yesNo(v).map { e.shuffle = $0 } != nil },
+                                             render: { $0.shuffle.map { $0 ? "yes" : "no" } })
+    public static let transition = EntrySetting("transition", flags: ["--transition"], expected: Transition.expected,
+                                                parse: { e, v in Transition(parsing: v).map { e.transition = $0 } != nil },
+                                                render: { $0.transition?.description })
+
+    public static let all = [mode, color, dim, fallback, pauseOnFullscreen, pauseOnBattery, interval, loops, shuffle, transition]
 
     /// The setting a command-line or `ctl set` flag names.
     public static func flag(_ f: String) -> EntrySetting? { all.first { $0.flags.contains(f) } }
     /// The setting a config key names.
     public static func key(_ k: String) -> EntrySetting? { all.first { $0.key == k || $0.aliases.contains(k) } }
-    /// The settings `ctl set` and the control protocol take (those with flags).
-    public static var runtime: [EntrySetting] { all.filter { !$0.flags.isEmpty } }
+    /// The settings `ctl set` and the control protocol take (those with flags, and `--shuffle`).
+    public static var runtime: [EntrySetting] { all.filter { !$0.flags.isEmpty || $0.key == shuffle.key } }
 
     static func yesNo(_ s: String) -> Bool? {
         switch s.lowercased() {
@@ -91,7 +109,7 @@ public enum EntrySettings {
 
 extension OutputEntry {
     /// The fields this entry sets (video and every table setting), by name.
-    var fieldsSet: Set<String> {
+    public var fieldsSet: Set<String> {
         var f = Set(EntrySettings.all.filter { $0.value(in: self) != nil }.map(\.key))
         if video != nil { f.insert("video") }
         if renderer != nil { f.insert("renderer") }

@@ -35,7 +35,7 @@ public struct ShmLayout: Equatable, Sendable {
 
     /// `video` is the coded size in the buffer's orientation (the compositor turns the buffer by
     /// wl_surface.set_buffer_transform) and `buffer` the buffer's size.
-    public static func compute(video: Size, buffer: Size, mode: ScaleMode) -> ShmLayout {
+    public static func compute(video: Size, buffer: Size, mode: ScaleMode, span: SpanView? = nil) -> ShmLayout {
         guard !video.isEmpty, !buffer.isEmpty else {
             return ShmLayout(source: PixelRect(x: 0, y: 0, width: 0, height: 0),
                              destination: PixelRect(x: 0, y: 0, width: 0, height: 0), hasBorders: true, tiled: false)
@@ -46,7 +46,7 @@ public struct ShmLayout: Equatable, Sendable {
             return ShmLayout(source: PixelRect(x: 0, y: 0, width: w, height: h),
                              destination: PixelRect(x: 0, y: 0, width: w, height: h), hasBorders: false, tiled: true)
         }
-        let p = Placement.compute(video: video, output: buffer, mode: mode)
+        let p = Placement.compute(video: video, output: buffer, mode: mode, span: span)
         func axis(_ start: Double, _ length: Double, of total: Int) -> (Int, Int) {
             let s = min(total - 1, max(0, Int((start * Double(total)).rounded())))
             let l = max(1, min(total - s, Int((length * Double(total)).rounded())))
@@ -92,10 +92,10 @@ public enum DecodeScale {
         var need = 0.0
         for (o, mode) in outputs where !o.isEmpty {
             let sx = Double(o.width) / Double(display.width), sy = Double(o.height) / Double(display.height)
-            switch mode {
+            switch mode.single {
             case .fill, .stretch: need = max(need, sx, sy)
             case .fit: need = max(need, min(sx, sy))
-            case .center, .tile: need = 1
+            default: need = 1
             }
         }
         guard need > 0, need < threshold else { return 1 }

@@ -33,9 +33,11 @@ public enum Span {
     /// `x + width` give the right edge back exactly).
     /// An empty video, no outputs, an output without area or without a non-empty `buffers[i]` (missing entries
     /// included) give that output the empty placement, as `Placement.compute` does for empty sizes.
-    public static func placements(video: Size, outputs: [Rect], buffers: [Size], fit: Bool) -> [Placement] {
+    /// `canvas`: the canvas when it is known already (one output of a span placed alone: the
+    /// app keeps each output's view); nil: the bounding box of `outputs`.
+    public static func placements(video: Size, outputs: [Rect], buffers: [Size], fit: Bool, canvas given: Rect? = nil) -> [Placement] {
         let empty = Placement(destination: Rect(x: 0, y: 0, width: 0, height: 0), source: .unit, hasBorders: true)
-        guard !video.isEmpty, let c = canvas(outputs) else { return outputs.map { _ in empty } }
+        guard !video.isEmpty, let c = given.flatMap({ hasArea($0) ? $0 : nil }) ?? canvas(outputs) else { return outputs.map { _ in empty } }
         let shown = videoRect(video: video, canvas: c, fit: fit)
         func u(_ x: Double) -> Double { videoEdge((x - shown.x) / shown.width) }
         func v(_ y: Double) -> Double { videoEdge((y - shown.y) / shown.height) }

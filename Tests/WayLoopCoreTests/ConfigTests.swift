@@ -178,13 +178,13 @@ final class ConfigTests: XCTestCase {
     /// Every error names the file and the line, and says why.
     func testErrors() {
         let p = "/c/config"
-        let keys = "(video, mode, color, dim, fallback, pause-on-fullscreen, pause-on-battery, renderer)"
+        let keys = "(video, mode, color, dim, fallback, pause-on-fullscreen, pause-on-battery, interval, loops, shuffle, transition, renderer)"
         let cases: [(String, Int, String)] = [
             ("video = /v/a.mp4\nspeed = 2\n", 2, "unknown key 'speed' \(keys)"),
             ("Video = /v/a.mp4", 1, "unknown key 'Video' \(keys)"),
             ("= /v/a.mp4", 1, "unknown key '' \(keys)"),
-            ("\n# comment\nmode = zoom", 3, "mode 'zoom' is not one of fill, fit, stretch, center, tile"),
-            ("mode = Fill", 1, "mode 'Fill' is not one of fill, fit, stretch, center, tile"),
+            ("\n# comment\nmode = zoom", 3, "mode 'zoom' is not one of fill, fit, stretch, center, tile, span, span-fit"),
+            ("mode = Fill", 1, "mode 'Fill' is not one of fill, fit, stretch, center, tile, span, span-fit"),
             ("color = red", 1, "color 'red' is not a colour RRGGBB"),
             ("colour = 12345", 1, "colour '12345' is not a colour RRGGBB"),
             ("dim = 1.5", 1, "dim '1.5' is not a number from 0 to 1"),

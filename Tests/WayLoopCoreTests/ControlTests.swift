@@ -110,7 +110,7 @@ final class ControlTests: XCTestCase {
             (#"{"cmd":"set","output":"*","video":"a.mp4"}"#, #""video" must be an absolute path"#),
             (#"{"cmd":"set","output":"*","video":"~/a.mp4"}"#, #""video" must be an absolute path"#),
             (#"{"cmd":"set","output":"DP-1","video":"./a.mp4","mode":"fit"}"#, #""video" must be an absolute path"#),
-            (#"{"cmd":"set","output":"*","video":"/v/a.mp4","mode":"zoom"}"#, #""mode": 'zoom' is not one of fill, fit, stretch, center, tile"#),
+            (#"{"cmd":"set","output":"*","video":"/v/a.mp4","mode":"zoom"}"#, #""mode": 'zoom' is not one of fill, fit, stretch, center, tile, span, span-fit"#),
             (#"{"cmd":"set","output":"*","mode":"FIT"}"#, #""mode": 'FIT' is not one of"#),
             (#"{"cmd":"set","output":"*","mode":1}"#, #""mode": '1' is not one of"#),
             (#"{"cmd":"set","output":"*","mode":null}"#, #""mode": 'null' is not one of"#),
@@ -214,6 +214,27 @@ final class ControlTests: XCTestCase {
             (["set", "*", "-f", "/v/still.mp4"], set(OutputEntry(selector: .all, fallback: .video("/v/still.mp4")))),
             (["set", "DP-1", "a.mp4", "--fallback", "still.mp4"],
              set(OutputEntry(selector: .named("DP-1"), video: "a.mp4", fallback: .video("still.mp4")))),
+            (["next"], CtlCommand(request: .next(nil))),
+            (["next", "DP-1"], CtlCommand(request: .next("DP-1"))),
+            (["prev", "*"], CtlCommand(request: .prev(nil))),
+            (["set", "*", "/v/b.mp4", "--transition", "fade:2s"], {
+                var e = OutputEntry(selector: .all, video: "/v/b.mp4")
+                e.transition = .fade(2)
+                return set(e)
+            }()),
+            (["set", "DP-1", "/v/dir", "--interval", "10m", "--loops", "3", "--shuffle"], {
+                var e = OutputEntry(selector: .named("DP-1"), video: "/v/dir")
+                e.interval = 600
+                e.loops = 3
+                e.shuffle = true
+                return set(e)
+            }()),
+            (["set", "*", "--transition", "none", "--no-shuffle"], {
+                var e = OutputEntry(selector: .all)
+                e.transition = Transition.none
+                e.shuffle = false
+                return set(e)
+            }()),
             (["reload"], CtlCommand(request: .reload)),
             (["quit"], CtlCommand(request: .quit)),
             (["subscribe"], CtlCommand(request: .subscribe)),
@@ -228,11 +249,11 @@ final class ControlTests: XCTestCase {
         let commands = usage.components(separatedBy: " | ").flatMap {
             $0.split(separator: " ")[0].split(separator: "|").map(String.init)
         }
-        XCTAssertEqual(commands, ["status", "pause", "resume", "toggle", "set", "reload", "quit", "subscribe"])
+        XCTAssertEqual(commands, ["status", "pause", "resume", "toggle", "next", "prev", "set", "reload", "quit", "subscribe"])
         let tested = Set(cases.flatMap { $0.0 })
         for c in commands { XCTAssertTrue(tested.contains(c), "usage command '\(c)' untested") }
         let options = usage.split(separator: " ").filter { $0.hasPrefix("[-") }.map { String($0.dropFirst().filter { $0 != "]" }) }
-        XCTAssertEqual(options, ["--json", "-m", "-c", "--dim", "-f", "--waybar"])
+        XCTAssertEqual(options, ["--json", "-m", "-c", "--dim", "-f", "--transition", "--interval", "--loops", "--shuffle", "--waybar"])
         for o in options { XCTAssertTrue(tested.contains(o), "usage option '\(o)' untested") }
     }
 
@@ -264,7 +285,7 @@ final class ControlTests: XCTestCase {
             (["set", "DP-1", "a.mp4", "--dim"], .missingValue(option: "--dim")),
             (["set", "DP-1", "-f"], .missingValue(option: "-f")),
             (["set", "DP-1", "a.mp4", "-m", "zoom"],
-             .badValue(option: "-m", value: "zoom", expected: "one of fill, fit, stretch, center, tile")),
+             .badValue(option: "-m", value: "zoom", expected: "one of fill, fit, stretch, center, tile, span, span-fit")),
             (["set", "DP-1", "a.mp4", "--color", "red"], .badValue(option: "--color", value: "red", expected: "a colour RRGGBB")),
             (["set", "DP-1", "a.mp4", "--dim", "2"], .badValue(option: "--dim", value: "2", expected: "a number from 0 to 1")),
             (["set", "DP-1", "a.mp4", "--dim", "half"], .badValue(option: "--dim", value: "half", expected: "a number from 0 to 1")),

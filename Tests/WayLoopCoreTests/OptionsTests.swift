@@ -43,7 +43,7 @@ final class OptionsTests: XCTestCase {
         let cases: [([String], UsageError)] = [
             (["--bogus", "v.mp4"], .unknownOption("--bogus")),
             (["v.mp4", "-m"], .missingValue(option: "-m")),
-            (["-m", "zoom", "v.mp4"], .badValue(option: "-m", value: "zoom", expected: "one of fill, fit, stretch, center, tile")),
+            (["-m", "zoom", "v.mp4"], .badValue(option: "-m", value: "zoom", expected: "one of fill, fit, stretch, center, tile, span, span-fit")),
             (["-c", "red", "v.mp4"], .badValue(option: "-c", value: "red", expected: "a colour RRGGBB")),
             (["--renderer", "vulkan", "v.mp4"], .badValue(option: "--renderer", value: "vulkan", expected: "one of auto, gl, shm")),
             (["--dim", "1.5", "v.mp4"], .badValue(option: "--dim", value: "1.5", expected: "a number from 0 to 1")),

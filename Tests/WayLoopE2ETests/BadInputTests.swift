@@ -69,7 +69,8 @@ final class BadInputTests: XCTestCase {
     func testFilesThatAreNotPlayableVideos() throws {
         let env = try env()
         let cases: [(String, [String])] = [
-            ("text.txt", ["text.txt", "not a playable video"]),
+            // .txt is a playlist file: plain text names no video that can be played.
+            ("text.txt", ["text.txt", "a playlist with no video to play"]),
             ("text.mp4", ["text.mp4", "not a playable video"]),
             ("truncated.mp4", ["truncated.mp4", "not a playable video"]),
             ("audio-only.m4a", ["audio-only.m4a", "no video stream"]),

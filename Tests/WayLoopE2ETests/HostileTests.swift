@@ -70,7 +70,7 @@ final class HostileTests: XCTestCase {
             no("dir.mp4", "directory"),
             no("empty.mp4", "empty"),
             notVideo("text.mp4"),
-            notVideo("text.txt"),
+            no("text.txt", "a playlist with no video to play"),
         ]
         // Truncated: moov at the end (cannot be opened), and moov first (what is there plays).
         for p in HostileFiles.cuts { c.append(notVideo("cut-end-\(p).mp4")) }

@@ -2,6 +2,8 @@
 // ready (`--keep-recent`, default 3), so `ctl set` back to it is answered without opening it
 // again and it is on screen at once; with `--keep-recent 0` it is opened again. The times from
 // `ctl set` to the picture on screen (ctl returns then) are printed: first time and back again.
+// The switches cut (`--transition none`): with a fade the new picture would be on screen but
+// mixed, and the old video kept until the fade ends (TransitionTests).
 import Foundation
 import XCTest
 
@@ -46,7 +48,7 @@ final class KeepRecentTests: XCTestCase {
 
     func testSwitchingBackShowsTheVideoWithoutOpeningItAgain() throws {
         let sway = try Self.shared!.get()
-        let w = try Wayloop(["-v", video("red")], env: sway.env)
+        let w = try Wayloop(["-v", "--transition", "none", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
         let first = switchTo("blue", env: sway.env)
@@ -66,7 +68,7 @@ final class KeepRecentTests: XCTestCase {
 
     func testKeepRecentZeroOpensItAgain() throws {
         let sway = try Self.shared!.get()
-        let w = try Wayloop(["-v", "--keep-recent", "0", video("red")], env: sway.env)
+        let w = try Wayloop(["-v", "--transition", "none", "--keep-recent", "0", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
         let first = switchTo("blue", env: sway.env)
@@ -79,7 +81,7 @@ final class KeepRecentTests: XCTestCase {
 
     func testTheBudgetAndTheCountBoundWhatIsKept() throws {
         let sway = try Self.shared!.get()
-        let w = try Wayloop(["-v", "--keep-recent", "1", video("red")], env: sway.env)
+        let w = try Wayloop(["-v", "--transition", "none", "--keep-recent", "1", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
         _ = switchTo("blue", env: sway.env)   // red kept

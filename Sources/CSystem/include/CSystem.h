@@ -21,6 +21,10 @@ int csys_peer_credentials(int fd, unsigned int *uid, int *pid);
  * Returns the fd, or -1 with errno set. */
 int csys_memfd(const char *name);
 
+/* A crossfade's blend over `n` bytes: dst = (a * (256 - w) + b * w) / 256 per byte, w in
+   0...256 (b's share). In C so that the compiler vectorises it (16-32 bytes per instruction). */
+void csys_blend(unsigned char *dst, const unsigned char *a, const unsigned char *b, unsigned long n, unsigned w);
+
 /* Seals a memfd's size (the compositor maps it: it must never shrink under it). */
 int csys_seal_size(int fd);
 

@@ -62,6 +62,10 @@ final class App {
     let pressure: PressureMonitor?
     var lastPressure: Nanos = -PressurePlan.minInterval
     var changed: [String: Nanos] = [:]
+    /// Playlist runs, by what their outputs' settings say (source, order, interval, loops),
+    /// and which named paths are playlists (directories, .m3u/.txt files).
+    var playlists: [PlaylistRun.Key: PlaylistRun] = [:]
+    var playlistPaths: [String: Bool] = [:]
     static let changeSettle: Nanos = 300_000_000
 
     private init(options: Options, commandLine: Options, configEntries: [OutputEntry], log: Logger,
@@ -100,7 +104,7 @@ final class App {
         // fallback, stop here, before connecting (or handing over).
         var failed: [String: VideoError] = [:]
         for path in options.allVideos {
-            if let e = Preflight.check(path) {
+            if let e = preflight(path, failed: &failed, isOpen: { _ in false }, log: log) {
                 log.scoped("video").error("\(e)")
                 failed[path] = e
             }
@@ -277,7 +281,7 @@ final class App {
         }
         // Decoders start now, while the renderer comes up (EGL and the shaders overlap: ~90 ms here).
         av_quiet()
-        for path in options.allVideos where failedVideos[path] == nil {
+        for path in options.allVideos where failedVideos[path] == nil && !playlistKind(path) {
             guard startVideo(path) else { return .failure }
         }
         if let m = registry.toplevelManager {
@@ -399,7 +403,10 @@ final class App {
                 memoryPressure(now: Sys.now(), source: pressure.source)
             }
             if needsReconcile && exitStatus == nil { reconcile() }
-            if exitStatus == nil { tick(now: Sys.now()) }
+            if exitStatus == nil {
+                advancePlaylists(now: Sys.now())
+                tick(now: Sys.now())
+            }
         }
         return exitStatus ?? .ok
     }

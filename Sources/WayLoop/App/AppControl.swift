@@ -44,7 +44,7 @@ extension App {
     }
 
     func stateEvent(_ h: Head) -> StateEvent {
-        StateEvent(output: h.name, state: h.player.state, video: h.drawn?.video ?? h.target?.video)
+        StateEvent(output: h.name, state: h.player.state, video: h.drawn?.video ?? h.target?.video, playlist: playlistStatus(h))
     }
 
     func setUserPause(_ h: Head, _ paused: Bool) {
@@ -71,7 +71,7 @@ extension App {
                                 mode: (active ?? target)?.mode, state: state, position: position,
                                 framesShown: h.surface?.framesShown ?? 0, framesDropped: v?.dropped ?? 0,
                                 showing: showing, renderer: h.sink?.kind.rawValue ?? rendererKind?.rawValue,
-                                decoder: v.map { $0.isReleased ? "released" : "running" })
+                                decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: playlistStatus(h))
         }
     }
 
@@ -83,8 +83,10 @@ extension App {
         options.pauseOnFullscreen = commandLine.pauseOnFullscreen
         options.pauseOnBattery = commandLine.pauseOnBattery
         for h in heads.values where h.output.isDone {
-            h.target = options.settings(forOutput: h.output.info.name, description: h.output.info.description)
+            h.target = targetSettings(h.output)
         }
+        assignSpans()
+        pruneRuns()
     }
 
     /// Checks the files (one error line each) and forgets old failures, so that a file fixed
@@ -93,7 +95,7 @@ extension App {
         var errors: [VideoError] = []
         for p in paths where videos[p] == nil {
             failedVideos[p] = nil
-            if let e = Preflight.check(p) {
+            if let e = preflight(p) {
                 log.scoped("video").error("\(e)")
                 failedVideos[p] = e
                 errors.append(e)
@@ -193,7 +195,7 @@ extension App {
             runtimeEntries = zip(runtimeEntries, keep).filter(\.1).map(\.0)
             options.entries = configEntries + commandLine.entries + runtimeEntries.map(\.entry)
         }
-        let named = Set(options.allVideos)
+        let named = Set(options.allVideos).union(playlistItems)
         failedVideos = failedVideos.filter { named.contains($0.key) }
     }
 
@@ -238,6 +240,11 @@ extension App: ControlServerDelegate {
         case .set(let entry):
             set(entry, client: client)
 
+        case .next(let pattern), .prev(let pattern):
+            if case .next = request { stepPlaylists(pattern, forward: true, client: client) } else {
+                stepPlaylists(pattern, forward: false, client: client)
+            }
+
         case .reload:
             log.notice("reloading the config file (wayloop ctl reload)")
             reload(replyTo: client)
@@ -258,9 +265,17 @@ extension App: ControlServerDelegate {
     }
 
     /// `ctl set OUTPUT|* VIDEO ...`: a runtime override, applied once the video is ready.
-    private func set(_ entry: OutputEntry, client: Int) {
-        if case .named(let pattern) = entry.selector, matching(pattern).isEmpty {
+    private func set(_ request: OutputEntry, client: Int) {
+        if case .named(let pattern) = request.selector, matching(pattern).isEmpty {
             control?.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+            return
+        }
+        // `--transition` is for this one switch: the settings keep their own.
+        var entry = request
+        let transition = entry.transition
+        entry.transition = nil
+        if transition != nil && entry.fieldsSet.isEmpty {
+            control?.reply(to: client, ControlError.usage("--transition is how a switch looks: name the VIDEO to switch to").reply)
             return
         }
         var paths: [String] = []
@@ -289,12 +304,21 @@ extension App: ControlServerDelegate {
         } else {
             runtimeEntries.append((tag, entry))
         }
+        let pattern: String? = { if case .named(let n) = entry.selector { return n }; return nil }()
+        if let transition { for h in matching(pattern) { h.nextTransition = transition } }
         recomputeTargets()
         reconcile()
         let what = entry.video.map { "'\($0)'" } ?? "new settings"
-        let target: String = { if case .named(let n) = entry.selector { return n }; return "every output" }()
+        let target = pattern ?? "every output"
         log.notice("\(target): \(what) (wayloop ctl set)")
-        var p = PendingReply(client: client, waiting: Set(paths.filter { videos[$0]?.isReady != true }),
+        // A playlist is waited for by the video its outputs now play.
+        var waiting = Set(paths.filter { !playlistKind($0) && videos[$0]?.isReady != true })
+        for h in heads.values {
+            guard let t = h.target, let source = t.playlist, paths.contains(source), videos[t.video]?.isReady != true,
+                  failedVideos[t.video] == nil else { continue }
+            waiting.insert(t.video)
+        }
+        var p = PendingReply(client: client, waiting: waiting,
                              success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)"))]))
         // The new video failed: the override goes, and the old video plays on.
         p.onFailure = { [weak self] _ in

@@ -16,7 +16,8 @@ extension App {
             content = .video(Schedule.Video(released: v.isReleased, hasFrame: v.current != nil,
                                             frameIsNew: s.shownSerial != v.serial, nextDue: v.nextDeadline))
         }
-        return Schedule.Output(configured: s.isConfigured, needsRedraw: s.needsRedraw, awaitingFrame: s.awaitingFrame,
+        // A fade redraws at every frame callback (its weight moves on even when no frame does).
+        return Schedule.Output(configured: s.isConfigured, needsRedraw: s.needsRedraw || h.fade != nil, awaitingFrame: s.awaitingFrame,
                                frameRequestedAt: s.frameRequestedAt, hidden: h.player.pauseReasons.contains(.hidden),
                                paused: h.drawPaused, sinkCanDraw: sink.canDraw(picture, settings: h.solid == nil ? h.drawn : nil, on: s),
                                content: content)
@@ -90,9 +91,10 @@ extension App {
                 v.restart()
             }
             if !h.drawPaused || v.current == nil { _ = v.advance(now: now) }  // once per tick, however many outputs show it
-            guard let frame = v.current, let picture = v.picture, s.needsRedraw || s.shownSerial != v.serial else { return }
-            let shared = sharesPicture(v, size: s.bufferSize)
-            try sink.present(picture, settings: settings, on: s, shared: shared) {
+            let fading = fadeLayer(h, now: now)
+            guard let frame = v.current, let picture = v.picture, s.needsRedraw || s.shownSerial != v.serial || fading != nil else { return }
+            let shared = fading == nil && sharesPicture(v, size: s.bufferSize)
+            try sink.present(picture, settings: settings, on: s, shared: shared, fading: fading) {
                 trace?.committing(output: h.id, name: h.name, surface: s.surface, frame: frame, at: now)
             }
             s.didDraw(serial: v.serial)
@@ -106,6 +108,24 @@ extension App {
         }
     }
 
+    /// The picture fading out under `h`'s new video, and the new one's weight now; nil once the
+    /// fade is over (or cannot go on: the old video is gone, or the output paused), which ends it.
+    private func fadeLayer(_ h: Head, now: Nanos) -> FadeLayer? {
+        guard let f = h.fade else { return nil }
+        let start = f.start ?? now
+        let weight = Transition.weight(elapsed: Double(now - start) / 1e9, duration: f.seconds)
+        guard weight < 1, !h.drawPaused, let old = videos[f.from.video], old.isReady, !old.isReleased else {
+            h.fade = nil
+            // The old video may be kept for a switch back, or stopped.
+            needsReconcile = true
+            return nil
+        }
+        _ = old.advance(now: now)
+        guard let picture = old.picture else { return nil }
+        if f.start == nil { h.fade?.start = now }
+        return FadeLayer(picture: picture, settings: f.from, weight: weight)
+    }
+
     /// Two or more outputs show `v` on buffers of its display size: one GL conversion serves
     /// all (the shm sink shares by its own key, whatever the size).
     private func sharesPicture(_ v: Clip, size: Size) -> Bool {
@@ -116,20 +136,20 @@ extension App {
     /// `--release-after` applies: open, decoding, nobody can take its frames, and not kept for a
     /// switch back (`--keep-recent`).
     private func mayRelease(_ v: Clip) -> Bool {
-        !v.isReleased && v.isReady && isHidden(v) && !recent.contains(v.path)
+        !v.isReleased && v.isReady && isHidden(v) && !recent.contains(v.path) && !preloads.contains(v.path)
     }
 
     /// Some output shows `v` now: it draws it and is neither covered by a fullscreen window nor
     /// unpresented (a frame callback outstanding, or a user pause, does not hide a picture).
     func isSeen(_ v: Clip) -> Bool {
         heads.values.contains { h in
-            h.surface != nil && h.drawn?.video == v.path
+            h.surface != nil && (h.drawn?.video == v.path || h.fade?.from.video == v.path)
                 && !h.player.pauseReasons.contains(.hidden) && !h.player.pauseReasons.contains(.fullscreen)
         }
     }
 
     /// No output showing `v` can take a frame: all hidden, covered or paused for a reason.
     func isHidden(_ v: Clip) -> Bool {
-        !heads.values.contains { $0.canTakeFrame && $0.drawn?.video == v.path }
+        !heads.values.contains { $0.canTakeFrame && ($0.drawn?.video == v.path || $0.fade?.from.video == v.path) }
     }
 }

@@ -16,6 +16,7 @@ extension App: RegistryDelegate {
         log.notice("\(h.name): output removed")
         apply(h, .unload)
         heads[name] = nil
+        assignSpans()
         needsReconcile = true
     }
 }
@@ -25,7 +26,9 @@ extension App: OutputDelegate {
         guard let h = heads[output.globalName] else { return }
         let i = output.info
         let previous = h.target
-        h.target = options.settings(forOutput: i.name, description: i.description)
+        h.target = targetSettings(output)
+        // Its place in the layout may change every span canvas (and it is compared below).
+        assignSpans()
         if first {
             let what = h.target.map { "'\($0.video)'" } ?? "nothing (no entry matches)"
             log.debug("\(h.name): \(i.modeSize) scale \(i.scale) (\(i.description)): for \(what)")

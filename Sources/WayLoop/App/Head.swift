@@ -18,6 +18,16 @@ final class Head {
     var drawn: OutputSettings?
     /// The fallback colour shown (its video failed and nothing else plays here).
     var solid: RGB?
+    /// A crossfade from the video shown before `drawn` (both play until it ends); `start` is
+    /// set by the first draw of the new video, so the fade runs its whole length on screen.
+    struct Fade {
+        var from: OutputSettings
+        var seconds: Double
+        var start: Nanos?
+    }
+    var fade: Fade?
+    /// `ctl set --transition`: how the next switch looks, once (then the settings' own again).
+    var nextTransition: Transition?
     /// idle, loading, playing, paused(reason), failed.
     var player = PlayerStateMachine()
     /// Drawing is paused (user, fullscreen, battery); `hidden` stops by itself (no callbacks).

@@ -7,12 +7,12 @@ extension App {
     /// The videos outputs show or are about to show: their drawn and target videos, and the
     /// fallback video of a target that failed.
     var neededVideos: Set<String> {
-        var needed = Set(heads.values.compactMap(\.drawn?.video))
+        var needed = Set(heads.values.compactMap(\.drawn?.video)).union(heads.values.compactMap(\.fade?.from.video))
         for h in heads.values {
             guard let t = h.target else { continue }
             if failedVideos[t.video] == nil { needed.insert(t.video) } else if case .video(let f)? = t.fallback { needed.insert(f) }
         }
-        return needed
+        return needed.union(preloads)
     }
 
     /// Starts a decoder for every file an output shows or will show, and stops (set, wake,
@@ -95,6 +95,15 @@ extension App {
                         updatePause(h)
                     }
                 } else if videos[want.video]?.isReady == true {
+                    // Both play while the new one fades in (from a picture on screen only).
+                    let transition = h.nextTransition ?? want.transition
+                    h.nextTransition = nil
+                    if let previous, transition.seconds > 0, h.solid == nil, h.surface?.sinkReady == true,
+                       videos[previous.video]?.current != nil, !h.drawPaused {
+                        h.fade = Head.Fade(from: previous, seconds: transition.seconds, start: nil)
+                    } else {
+                        h.fade = nil
+                    }
                     h.drawn = want
                     h.solid = nil
                     if previous != nil { log.notice("\(h.name): switched to '\(want.video)'") }
@@ -122,13 +131,13 @@ extension App {
         }
         syncVideos()
         updateDecodeScales()
-        watcher?.watch(watchedFiles)
+        watcher?.watch(watchedFiles, directories: Set(playlists.values.map(\.key.source).filter(PlaylistSource.isDirectory)))
         resolvePending()
     }
 
     /// The files whose change matters: every video an entry names, and the config file.
     var watchedFiles: Set<String> {
-        var files = Set((options.allVideos + recent).filter { $0.hasPrefix("/") })
+        var files = Set((options.allVideos + recent).filter { $0.hasPrefix("/") }).union(playlistItems)
         if let c = App.configPath(commandLine) { files.insert(c) }
         return files
     }
@@ -147,6 +156,11 @@ extension App {
                 log.notice("the config file changed: reloading")
                 _ = reload(replyTo: nil)
                 continue
+            }
+            if playlists.values.contains(where: { $0.key.source == path }) {
+                playlistChanged(path)
+                touched = true
+                if PlaylistSource.isDirectory(path) { continue }
             }
             if let v = videos[path] {
                 log.notice("'\(path)' changed on disk: opening it again")
@@ -172,12 +186,35 @@ extension App {
     }
 
     /// The outputs that show or will show `path`: their buffer size once configured, else the
-    /// output's mode, and the scale mode.
+    /// output's mode, and the scale mode. A span output counts as the whole canvas at its density.
     func outputsShowing(_ path: String) -> [(size: Size, mode: ScaleMode)] {
         heads.values.compactMap { h in
             guard let s = h.drawn ?? h.target, s.video == path else { return nil }
             let size = h.surface.map(\.bufferSize).flatMap { $0.isEmpty ? nil : $0 } ?? h.output.info.physicalSize
-            return (size, s.mode)
+            guard let span = s.span, span.output.width > 0, span.output.height > 0 else { return (size, s.mode.single) }
+            return (Size(width: Int((Double(size.width) * span.canvas.width / span.output.width).rounded(.up)),
+                         height: Int((Double(size.height) * span.canvas.height / span.output.height).rounded(.up))), s.mode.single)
+        }
+    }
+
+    /// `-m span`: the outputs that show the same video with the same span mode form one canvas
+    /// (the bounding box of their layout rectangles); each target gets its part. Recomputed
+    /// whenever targets or the layout change.
+    func assignSpans() {
+        var groups: [String: [Head]] = [:]
+        for h in heads.values where h.output.isDone {
+            h.target?.span = nil
+            guard let t = h.target, t.mode.isSpan else { continue }
+            groups[t.mode.rawValue + "\u{0}" + t.video, default: []].append(h)
+        }
+        for group in groups.values {
+            let rects = group.map(\.output.info.logicalRect)
+            guard let canvas = Span.canvas(rects) else { continue }
+            for (h, r) in zip(group, rects) {
+                let view = SpanView(canvas: canvas, output: r)
+                if h.drawn?.span != view { log.debug("\(h.name): \(r) of the span canvas \(canvas)") }
+                h.target?.span = view
+            }
         }
     }
 

@@ -187,6 +187,9 @@ final class Clip {
         }
     }
 
+    /// The pass the next queued frame belongs to (nil: nothing queued).
+    var nextPass: Int? { channel.headPass }
+
     /// When the next queued frame is due (nil: nothing queued; the decoder will wake us).
     var nextDeadline: Nanos? {
         guard let head = channel.headTime else { return nil }

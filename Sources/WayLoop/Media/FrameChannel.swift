@@ -42,6 +42,8 @@ enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
     case noVideoStream(String)
     case unsupportedCodec(String, codec: String)
     case decodeFailed(String, reason: String)
+    /// A directory or playlist file with nothing playable in it.
+    case noVideos(String, directory: Bool, reason: String)
 
     var description: String {
         switch self {
@@ -55,6 +57,7 @@ enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedCodec(let p, let c):
             return "'\(p)': its video codec (\(c)) has no decoder in this FFmpeg build"
         case .decodeFailed(let p, let r): return "'\(p)': no frame could be decoded (\(r))"
+        case .noVideos(let p, let d, let r): return "'\(p)': a \(d ? "directory" : "playlist") with no video to play (\(r))"
         }
     }
 }
@@ -290,6 +293,9 @@ final class FrameChannel: @unchecked Sendable {
 
     /// The media time of the next queued frame, if any.
     var headTime: Nanos? { lock.withLock { queue.peek()?.mediaTime } }
+
+    /// The pass of the next queued frame, if any (a playlist switches before a new pass shows).
+    var headPass: Int? { lock.withLock { queue.peek()?.pass } }
 
     /// Takes the next frame regardless of its time (the first frame of a video).
     func takeNext() -> StampedFrame<FrameHandle>? {

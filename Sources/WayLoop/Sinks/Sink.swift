@@ -10,6 +10,14 @@ struct SinkError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
+/// The picture fading out under a new one (a crossfade): drawn with its own settings, then the
+/// new picture over it with `weight` (0...1, the new one's share).
+struct FadeLayer {
+    let picture: Picture
+    let settings: OutputSettings
+    let weight: Double
+}
+
 protocol Sink: AnyObject {
     var kind: RendererKind { get }
     /// Makes (or resizes) what the surface's buffer size needs, after a configure.
@@ -21,7 +29,7 @@ protocol Sink: AnyObject {
     func present(colour: RGB, on surface: LayerSurface) throws(SinkError)
     /// Draws `picture` with `settings` and commits; requests the frame callback and calls
     /// `beforeCommit` just before the commit. `shared`: other outputs of this size show the
-    /// same clip (a sink may convert once for all of them).
-    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool,
+    /// same clip (a sink may convert once for all of them). `fading`: blend `picture` over it.
+    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
                  beforeCommit: () -> Void) throws(SinkError)
 }

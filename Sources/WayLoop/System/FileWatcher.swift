@@ -11,6 +11,8 @@ final class FileWatcher {
     private var wdByDirectory: [String: Int32] = [:]
     private var directoryByWD: [Int32: String] = [:]
     private var paths: Set<String> = []
+    /// Directories whose every change counts (a playlist's directory): reported as the directory.
+    private var directories: Set<String> = []
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 8)
 
     init?() {
@@ -23,18 +25,19 @@ final class FileWatcher {
         buffer.deallocate()
     }
 
-    /// Watches exactly the directories `wanted` (absolute paths) live in.
-    func watch(_ wanted: Set<String>) {
-        guard wanted != paths else { return }
+    /// Watches exactly the directories `wanted` (absolute paths) live in, and `directories`.
+    func watch(_ wanted: Set<String>, directories whole: Set<String> = []) {
+        guard wanted != paths || whole != directories else { return }
         paths = wanted
-        let dirs = Set(wanted.map(Self.directory))
+        directories = whole
+        let dirs = Set(wanted.map(Self.directory)).union(whole)
         for (dir, wd) in wdByDirectory where !dirs.contains(dir) {
             inotify_rm_watch(fd, wd)
             wdByDirectory[dir] = nil
             directoryByWD[wd] = nil
         }
         for dir in dirs where wdByDirectory[dir] == nil {
-            let wd = inotify_add_watch(fd, Sys.cPath(dir), UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE))
+            let wd = inotify_add_watch(fd, Sys.cPath(dir), UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE))
             guard wd >= 0 else { continue }  // a missing directory: nothing to see yet
             wdByDirectory[dir] = wd
             directoryByWD[wd] = dir
@@ -56,6 +59,7 @@ final class FileWatcher {
                     let name = PathBytes.decode(raw.prefix { $0 != 0 })
                     let path = dir == "/" ? "/" + name : dir + "/" + name
                     if paths.contains(path) { out.insert(path) }
+                    if directories.contains(dir) { out.insert(dir) }
                 }
                 off = nameStart + Int(e.len)
             }

@@ -16,6 +16,21 @@ struct OutputInfo: Equatable {
     var modeSize = Size(width: 0, height: 0)
     var refresh: Int32 = 0
     var transform: Int32 = 0
+    /// Where the output sits in the compositor's layout (wl_output.geometry x, y), and its
+    /// logical rectangle from xdg-output when the compositor sends one (fractional scales).
+    var position = (x: 0, y: 0)
+    var logicalPosition: (x: Int, y: Int)?
+    var logicalSize: Size?
+    /// The output's rectangle in layout coordinates (`-m span` builds its canvas from these).
+    var logicalRect: Rect {
+        let p = logicalPosition ?? position
+        let size = logicalSize ?? Size(width: physicalSize.width / Int(max(1, scale)), height: physicalSize.height / Int(max(1, scale)))
+        return Rect(x: Double(p.x), y: Double(p.y), width: Double(size.width), height: Double(size.height))
+    }
+    static func == (a: OutputInfo, b: OutputInfo) -> Bool {
+        a.name == b.name && a.description == b.description && a.make == b.make && a.model == b.model && a.scale == b.scale
+            && a.modeSize == b.modeSize && a.refresh == b.refresh && a.transform == b.transform && a.logicalRect == b.logicalRect
+    }
     /// The mode as the output shows it: turned a quarter (transform 90/270, flipped or not) swaps it.
     var physicalSize: Size { transform % 2 == 1 ? Size(width: modeSize.height, height: modeSize.width) : modeSize }
 }
@@ -33,7 +48,7 @@ final class Output {
     private(set) var info = OutputInfo()
     private var pending = OutputInfo()
     private(set) var isDone = false
-    /// xdg-output, for the name and description when wl_output is older than version 4.
+    /// xdg-output: the logical position and size (and, before wl_output v4, the name and description).
     private var xdgOutput: OpaquePointer?
 
     /// The user-facing name: the connector, or the registry name before wl_output v4.
@@ -52,9 +67,9 @@ final class Output {
         if version >= 3 { wl_output_release(proxy) } else { wl_output_destroy(proxy) }
     }
 
-    /// Before wl_output v4 the connector name comes from xdg-output (v2+).
+    /// xdg-output's logical geometry (and, before wl_output v4, the connector name: v2+).
     func attachXdgOutput(manager: OpaquePointer) {
-        guard version < 4, xdgOutput == nil, let x = zxdg_output_manager_v1_get_xdg_output(manager, proxy) else { return }
+        guard xdgOutput == nil, let x = zxdg_output_manager_v1_get_xdg_output(manager, proxy) else { return }
         xdgOutput = x
         zxdg_output_v1_add_listener(x, xdgOutputListener, Unmanaged.passUnretained(self).toOpaque())
     }
@@ -71,7 +86,8 @@ final class Output {
         delegate?.outputDone(self, changed: changed, first: first)
     }
 
-    fileprivate func geometry(make: String, model: String, transform: Int32) {
+    fileprivate func geometry(x: Int32, y: Int32, make: String, model: String, transform: Int32) {
+        pending.position = (Int(x), Int(y))
         pending.make = make
         pending.model = model
         pending.transform = transform
@@ -84,6 +100,10 @@ final class Output {
     }
 
     fileprivate func scale(_ factor: Int32) { pending.scale = max(1, factor) }
+    fileprivate func logical(x: Int32, y: Int32) { pending.logicalPosition = (Int(x), Int(y)) }
+    fileprivate func logical(width: Int32, height: Int32) { pending.logicalSize = Size(width: Int(width), height: Int(height)) }
+    /// xdg_output.done (versions 1 and 2 send it after their events; 3 leaves it to wl_output.done).
+    fileprivate func xdgDone() { if isDone { commit() } }
     fileprivate func name(_ n: String) { pending.name = n }
     fileprivate func describe(_ d: String) { pending.description = d }
 
@@ -97,8 +117,8 @@ final class Output {
 nonisolated(unsafe) private let outputListener: UnsafeMutablePointer<wl_output_listener> = {
     let p = UnsafeMutablePointer<wl_output_listener>.allocate(capacity: 1)
     p.initialize(to: wl_output_listener(
-        geometry: { data, _, _, _, _, _, _, make, model, transform in
-            Output.from(data).geometry(make: make.map { String(cString: $0) } ?? "",
+        geometry: { data, _, x, y, _, _, _, make, model, transform in
+            Output.from(data).geometry(x: x, y: y, make: make.map { String(cString: $0) } ?? "",
                                        model: model.map { String(cString: $0) } ?? "", transform: transform)
         },
         mode: { data, _, flags, w, h, refresh in Output.from(data).mode(flags: flags, width: w, height: h, refresh: refresh) },
@@ -113,9 +133,9 @@ nonisolated(unsafe) private let outputListener: UnsafeMutablePointer<wl_output_l
 nonisolated(unsafe) private let xdgOutputListener: UnsafeMutablePointer<zxdg_output_v1_listener> = {
     let p = UnsafeMutablePointer<zxdg_output_v1_listener>.allocate(capacity: 1)
     p.initialize(to: zxdg_output_v1_listener(
-        logical_position: { _, _, _, _ in },
-        logical_size: { _, _, _, _ in },
-        done: { _, _ in },
+        logical_position: { data, _, x, y in Output.from(data).logical(x: x, y: y) },
+        logical_size: { data, _, w, h in Output.from(data).logical(width: w, height: h) },
+        done: { data, _ in Output.from(data).xdgDone() },
         name: { data, _, name in Output.from(data).name(name.map { String(cString: $0) } ?? "") },
         description: { data, _, d in Output.from(data).describe(d.map { String(cString: $0) } ?? "") }
     ))

@@ -221,11 +221,21 @@ final class GLRenderer {
 
     func draw(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings, shared: Bool) {
         let display = orientation.displaySize(textures.size)
-        if shared && display == buffer && settings.mode != .tile {
+        if shared && display == buffer && settings.mode != .tile && !settings.mode.isSpan {
             drawShared(textures, orientation: orientation, size: buffer, settings: settings)
             return
         }
         drawPicture(textures, orientation: orientation, buffer: buffer, settings: settings, flipped: false)
+    }
+
+    /// A crossfade's new picture over what the framebuffer holds: out = new · w + old · (1 − w),
+    /// by the blend unit's constant alpha; its bars (fit, center) are blended in too.
+    func drawBlended(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings, weight: Double) {
+        glEnable(GLenum(GL_BLEND))
+        glBlendColor(0, 0, 0, GLfloat(weight))
+        glBlendFunc(GLenum(GL_CONSTANT_ALPHA), GLenum(GL_ONE_MINUS_CONSTANT_ALPHA))
+        drawPicture(textures, orientation: orientation, buffer: buffer, settings: settings, flipped: false, blended: true)
+        glDisable(GLenum(GL_BLEND))
     }
 
     private func drawShared(_ textures: VideoTextures, orientation: Orientation, size: Size, settings: OutputSettings) {
@@ -257,11 +267,11 @@ final class GLRenderer {
     }
 
     private func drawPicture(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings,
-                             flipped: Bool) {
+                             flipped: Bool, blended: Bool = false) {
         let display = orientation.displaySize(textures.size)
-        let placement = Placement.compute(video: display, output: buffer, mode: settings.mode)
+        let placement = Placement.compute(video: display, output: buffer, mode: settings.mode, span: settings.span)
         glViewport(0, 0, GLsizei(buffer.width), GLsizei(buffer.height))
-        if placement.hasBorders {
+        if placement.hasBorders && !blended {
             let c = settings.color
             glClearColor(GLfloat(c.red) / 255, GLfloat(c.green) / 255, GLfloat(c.blue) / 255, 1)
             glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
@@ -296,6 +306,17 @@ final class GLRenderer {
         }
         let s = placement.source
         glUniform4f(uSource, GLfloat(s.x), GLfloat(s.y), GLfloat(s.width), GLfloat(s.height))
+        if placement.hasBorders && blended {
+            // A clear is not blended: the bars are a full quad of their colour (the rows' offsets
+            // alone), under the picture.
+            let saved = d
+            let c = settings.color
+            glUniform4f(uDestination, -1, -1, 2, 2)
+            for (r, v) in [c.red, c.green, c.blue].enumerated() { glUniform4f(uRows[r], 0, 0, 0, GLfloat(v) / 255) }
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            glUniform4f(uDestination, GLfloat(saved.x / bw * 2 - 1), GLfloat(1 - (saved.y + saved.height) / bh * 2),
+                        GLfloat(saved.width / bw * 2), GLfloat(saved.height / bh * 2))
+        }
         // rgb = brightness · (M · (Y, Cb, Cr) + offset), one vec4 row per channel.
         let m = textures.conversion.matrix, o = textures.conversion.offset, b = GLfloat(1 - settings.dim)
         for r in 0..<3 { glUniform4f(uRows[r], m[r] * b, m[3 + r] * b, m[6 + r] * b, o[r] * b) }

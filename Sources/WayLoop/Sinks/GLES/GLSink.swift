@@ -96,11 +96,19 @@ final class GLSink: Sink {
         try swap(s)
     }
 
-    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool,
+    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
                  beforeCommit: () -> Void) throws(SinkError) {
         let s = try makeCurrent()
         let t = device.textures(for: picture)
-        device.renderer.draw(t, orientation: picture.orientation, buffer: surface.bufferSize, settings: settings, shared: shared)
+        if let f = fading {
+            // The old picture as it was, then the new one blended over it in the same pass.
+            let old = device.textures(for: f.picture)
+            device.renderer.draw(old, orientation: f.picture.orientation, buffer: surface.bufferSize, settings: f.settings, shared: false)
+            device.renderer.drawBlended(t, orientation: picture.orientation, buffer: surface.bufferSize, settings: settings,
+                                        weight: f.weight)
+        } else {
+            device.renderer.draw(t, orientation: picture.orientation, buffer: surface.bufferSize, settings: settings, shared: shared)
+        }
         // Before eglSwapBuffers, which commits.
         surface.requestFrame()
         beforeCommit()

@@ -63,6 +63,8 @@ final class ShmPictures {
         var mode: ScaleMode
         var color: RGB
         var dim: Double
+        /// `-m span`: the output's part of the canvas, in the picture's stored orientation.
+        var span: SpanView?
     }
 
     private final class Entry {
@@ -152,7 +154,7 @@ final class ShmConverter {
             throw SinkError("pixel format \(picture.frame.pointee.format) reached the shm sink unconverted")
         }
         let format = picture.frame.pointee.format
-        let layout = ShmLayout.compute(video: picture.size, buffer: buffer.size, mode: key.mode)
+        let layout = ShmLayout.compute(video: picture.size, buffer: buffer.size, mode: key.mode, span: key.span)
         guard !layout.source.isEmpty, !layout.destination.isEmpty else { return }
         // A crop that starts between two chroma samples (an odd luma column or row of 4:2:0)
         // converts from the sample before it, one pixel more, into one pixel before the

@@ -4,6 +4,7 @@
 // the video's stored orientation and wl_surface.set_buffer_transform says how to turn it.
 // Main thread only.
 import CFFmpeg
+import CSystem
 import CWayland
 import WayLoopCore
 
@@ -16,6 +17,9 @@ final class ShmSink: Sink {
     /// Every buffer for this key was busy at this release count: wait for the next release,
     /// or for another key (a resize, other settings, another clip).
     private var blocked: (releases: UInt64, key: ShmPictures.Key, clip: String)?
+    /// A crossfade's blended pictures (old and new converted as usual, then mixed into one of
+    /// these); freed when the fade is over.
+    private var fadeBuffers: [ShmBuffer] = []
 
     init(device: ShmDevice) { self.device = device }
 
@@ -34,7 +38,8 @@ final class ShmSink: Sink {
     private func key(_ picture: Picture, _ settings: OutputSettings, _ surface: LayerSurface) -> ShmPictures.Key {
         let b = surface.bufferSize
         let size = picture.orientation.rotation % 180 == 0 ? b : Size(width: b.height, height: b.width)
-        return ShmPictures.Key(size: size, mode: settings.mode, color: settings.color, dim: settings.dim)
+        return ShmPictures.Key(size: size, mode: settings.mode, color: settings.color, dim: settings.dim,
+                               span: settings.span?.stored(picture.orientation))
     }
 
     func present(colour: RGB, on surface: LayerSurface) throws(SinkError) {
@@ -56,12 +61,26 @@ final class ShmSink: Sink {
         blocked = nil
     }
 
-    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool,
+    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
                  beforeCommit: () -> Void) throws(SinkError) {
         let key = key(picture, settings, surface)
-        guard let buffer = try device.pictures(of: picture.clip).buffer(for: key, picture: picture, device: device, now: Sys.now()) else {
+        let now = Sys.now()
+        guard var buffer = try device.pictures(of: picture.clip).buffer(for: key, picture: picture, device: device, now: now) else {
             blocked = (device.releases, key, picture.clip)
             throw SinkError.waiting
+        }
+        // Buffers keep the video's stored orientation (the compositor turns them): two videos
+        // stored differently cannot be mixed pixel by pixel, so such a switch cuts.
+        if let f = fading, f.picture.orientation == picture.orientation {
+            let oldKey = self.key(f.picture, f.settings, surface)
+            guard let old = try device.pictures(of: f.picture.clip).buffer(for: oldKey, picture: f.picture, device: device, now: now),
+                  let mixed = try fadeBuffer(key.size) else { throw SinkError.waiting }
+            csys_blend(mixed.data.assumingMemoryBound(to: UInt8.self), old.data.assumingMemoryBound(to: UInt8.self),
+                       buffer.data.assumingMemoryBound(to: UInt8.self), UInt(mixed.stride * mixed.size.height),
+                       UInt32((f.weight * 256).rounded()))
+            buffer = mixed
+        } else {
+            fadeBuffers.removeAll { !$0.busy }
         }
         blocked = nil
         colourBuffers.removeAll { !$0.busy }
@@ -70,6 +89,19 @@ final class ShmSink: Sink {
         surface.requestFrame()
         beforeCommit()
         wl_surface_commit(surface.surface)
+    }
+}
+
+extension ShmSink {
+    /// A free buffer of `size` for a blended picture: three at most (one shown, one released
+    /// late, one to write).
+    private func fadeBuffer(_ size: Size) throws(SinkError) -> ShmBuffer? {
+        fadeBuffers.removeAll { $0.size != size && !$0.busy }
+        if let b = fadeBuffers.first(where: { !$0.busy }) { return b }
+        guard fadeBuffers.count < 3 else { return nil }
+        let b = try device.makeBuffer(size)
+        fadeBuffers.append(b)
+        return b
     }
 }
 
