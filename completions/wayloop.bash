@@ -1,13 +1,16 @@
 # bash completion for wayloop(1) and wayloop ctl (wayloop-ctl(1)).
 # Install as $PREFIX/share/bash-completion/completions/wayloop.
 
-_wayloop_modes='fill fit stretch center tile'
-_wayloop_options='-o --output -i --video -m --mode -c --color --dim -f --fallback
+_wayloop_modes='fill fit stretch center tile span span-fit'
+_wayloop_transitions='none fade fade:0.5s fade:1s fade:2s'
+_wayloop_options='-o --output -i --video -m --mode --interval --loops --shuffle --no-shuffle --transition
+    -c --color --dim -f --fallback
     --config --no-config --replace --layer --name --renderer --queue-frames --cache-mb --keep-recent
     --trace-frames --no-fullscreen-pause --pause-on-battery --release-after
     --log-level -v --verbose -h --help -V --version'
-_wayloop_ctl_commands='status pause resume toggle set reload quit subscribe'
-_wayloop_video_exts=(mp4 m4v mkv webm mov avi gif mpg mpeg ts m2ts mts flv wmv ogv 3gp y4m apng png jpg jpeg)
+_wayloop_ctl_commands='status pause resume toggle next prev set reload quit subscribe'
+# Playlist files too (.m3u, .m3u8; not .txt, which is mostly something else).
+_wayloop_video_exts=(mp4 m4v mkv webm mov avi gif mpg mpeg ts m2ts mts flv wmv ogv 3gp y4m apng png jpg jpeg m3u m3u8)
 
 # Output names of the wayloop running on this display (none, silently, if none runs).
 _wayloop_outputs() {
@@ -29,7 +32,7 @@ _wayloop_add_outputs() {
     done
 }
 
-# COMPREPLY += directories and video files matching $cur, and (for a word without a slash)
+# COMPREPLY += directories (playlists), video and playlist files matching $cur, and (for a word without a slash)
 # the names of the videos in the wayloop data directories.
 _wayloop_add_videos() {
     local IFS=$'\n' f ext dir
@@ -78,7 +81,7 @@ _wayloop_ctl() {
     subscribe)
         _wayloop_add_words '--waybar'
         ;;
-    pause | resume | toggle)
+    pause | resume | toggle | next | prev)
         ((COMP_CWORD == 3)) && _wayloop_add_outputs
         ;;
     set)
@@ -88,11 +91,12 @@ _wayloop_ctl() {
         fi
         case $prev in
         -m | --mode) _wayloop_add_words "$_wayloop_modes" ;;
-        -c | --color | --dim) ;;
+        --transition) _wayloop_add_words "$_wayloop_transitions" ;;
+        -c | --color | --dim | --interval | --loops) ;;
         -f | --fallback) _wayloop_add_videos ;;
         *)
             if [[ $cur == -* ]]; then
-                _wayloop_add_words '-m --mode -c --color --dim -f --fallback'
+                _wayloop_add_words '-m --mode -c --color --dim -f --fallback --transition --interval --loops --shuffle --no-shuffle'
             else
                 _wayloop_add_videos
             fi
@@ -126,6 +130,10 @@ _wayloop() {
         _wayloop_add_words "$_wayloop_modes"
         return 0
         ;;
+    --transition)
+        _wayloop_add_words "$_wayloop_transitions"
+        return 0
+        ;;
     --renderer)
         _wayloop_add_words 'auto gl shm'
         return 0
@@ -155,7 +163,7 @@ _wayloop() {
         COMPREPLY=($(compgen -f -- "$cur"))
         return 0
         ;;
-    -c | --color | --dim | --queue-frames | --cache-mb | --release-after)
+    -c | --color | --dim | --interval | --loops | --queue-frames | --cache-mb | --keep-recent | --release-after)
         return 0
         ;;
     esac

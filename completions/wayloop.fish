@@ -37,13 +37,13 @@ function __wayloop_outputs
     printf '%s\t%s\n' '*' 'every output'
 end
 
-# Directories and video files for the token being completed, then the names of the videos
+# Directories and video and playlist files (.m3u, .m3u8) for the token being completed, then the names of the videos
 # in the wayloop data directories (for a token without a slash).
 function __wayloop_videos
     set -l token (commandline -ct)
     set -l files (complete -C "__fish_command_without_completions $token")
     string match -r -- '^.*/$' $files
-    string match -ri -- '^[^\t]*\.(mp4|m4v|mkv|webm|mov|avi|gif|mpg|mpeg|ts|m2ts|mts|flv|wmv|ogv|3gp|y4m|apng|png|jpg|jpeg)(\t.*)?$' $files
+    string match -ri -- '^[^\t]*\.(mp4|m4v|mkv|webm|mov|avi|gif|mpg|mpeg|ts|m2ts|mts|flv|wmv|ogv|3gp|y4m|apng|png|jpg|jpeg|m3u|m3u8)(\t.*)?$' $files
     string match -q -- '*/*' $token; and return
     set -l home $XDG_DATA_HOME
     test -n "$home"; or set home $HOME/.local/share
@@ -63,7 +63,12 @@ complete -c wayloop -f
 set -l main 'not __wayloop_is_ctl'
 complete -c wayloop -n $main -s o -l output -x -a '(__wayloop_outputs)' -d 'Apply the options after it to output NAME'
 complete -c wayloop -n $main -s i -l video -x -a '(__wayloop_videos)' -d 'The video for the current -o scope'
-complete -c wayloop -n $main -s m -l mode -x -a 'fill\t"cover the output, crop the long axis" fit\t"whole video, bars" stretch\t"ignore the aspect ratio" center\t"1:1 pixels" tile\t"1:1 pixels, repeated"' -d 'How the video is placed'
+complete -c wayloop -n $main -s m -l mode -x -a 'fill\t"cover the output, crop the long axis" fit\t"whole video, bars" stretch\t"ignore the aspect ratio" center\t"1:1 pixels" tile\t"1:1 pixels, repeated" span\t"one video across the outputs, filled" span-fit\t"one video across the outputs, fitted"' -d 'How the video is placed'
+complete -c wayloop -n $main -l interval -x -d 'A playlist switches to its next video every D (30s, 10m, 1h)'
+complete -c wayloop -n $main -l loops -x -d 'Passes of each video of a playlist, without --interval'
+complete -c wayloop -n $main -l shuffle -d 'A playlist in random order'
+complete -c wayloop -n $main -l no-shuffle -d 'A playlist in its order'
+complete -c wayloop -n $main -l transition -x -a 'none\t"a cut on a frame boundary" fade\t"fade over 0.5 s" fade:0.5s fade:1s fade:2s' -d 'How a switch looks'
 complete -c wayloop -n $main -s c -l color -x -d 'Colour of bars and borders (RRGGBB)'
 complete -c wayloop -n $main -l dim -x -d 'Darken the picture by F, 0 to 1'
 complete -c wayloop -n $main -s f -l fallback -x -a '(__wayloop_videos)' -d 'Shown when the video cannot be played: RRGGBB or a video'
@@ -92,6 +97,8 @@ complete -c wayloop -n __wayloop_ctl_needs_command -a status -d 'State of every 
 complete -c wayloop -n __wayloop_ctl_needs_command -a pause -d 'Pause every output, or one'
 complete -c wayloop -n __wayloop_ctl_needs_command -a resume -d 'Resume every output, or one'
 complete -c wayloop -n __wayloop_ctl_needs_command -a toggle -d 'Toggle a pause of every output, or one'
+complete -c wayloop -n __wayloop_ctl_needs_command -a next -d 'The next video of a playlist'
+complete -c wayloop -n __wayloop_ctl_needs_command -a prev -d 'The previous video of a playlist'
 complete -c wayloop -n __wayloop_ctl_needs_command -a set -d 'Switch video or settings at run time'
 complete -c wayloop -n __wayloop_ctl_needs_command -a reload -d 'Read the config file again'
 complete -c wayloop -n __wayloop_ctl_needs_command -a quit -d 'Stop wayloop'
@@ -99,10 +106,15 @@ complete -c wayloop -n __wayloop_ctl_needs_command -a subscribe -d 'One JSON lin
 
 complete -c wayloop -n '__wayloop_ctl_is status' -l json -d 'Print the reply as JSON'
 complete -c wayloop -n '__wayloop_ctl_is subscribe' -l waybar -d 'Waybar custom-module JSON'
-complete -c wayloop -n '__wayloop_ctl_first_arg pause resume toggle set' -a '(__wayloop_outputs)'
+complete -c wayloop -n '__wayloop_ctl_first_arg pause resume toggle next prev set' -a '(__wayloop_outputs)'
 set -l set_opts '__wayloop_ctl_is set; and not __wayloop_ctl_first_arg set'
-complete -c wayloop -n $set_opts -s m -l mode -x -a 'fill fit stretch center tile' -d 'How the video is placed'
+complete -c wayloop -n $set_opts -s m -l mode -x -a 'fill fit stretch center tile span span-fit' -d 'How the video is placed'
 complete -c wayloop -n $set_opts -s c -l color -x -d 'Colour of bars and borders (RRGGBB)'
 complete -c wayloop -n $set_opts -l dim -x -d 'Darken the picture by F, 0 to 1'
 complete -c wayloop -n $set_opts -s f -l fallback -x -a '(__wayloop_videos)' -d 'RRGGBB or a video'
+complete -c wayloop -n $set_opts -l transition -x -a 'none fade fade:0.5s fade:1s fade:2s' -d 'How this switch looks'
+complete -c wayloop -n $set_opts -l interval -x -d 'A playlist switches every D (30s, 10m, 1h)'
+complete -c wayloop -n $set_opts -l loops -x -d 'Passes of each video of a playlist'
+complete -c wayloop -n $set_opts -l shuffle -d 'A playlist in random order'
+complete -c wayloop -n $set_opts -l no-shuffle -d 'A playlist in its order'
 complete -c wayloop -n $set_opts -a '(__wayloop_videos)'

@@ -8,8 +8,11 @@ import XCTest
 
 final class DocsTests: XCTestCase {
     static let pages = ["docs/man/wayloop.1.scd", "docs/man/wayloop-ctl.1.scd", "docs/man/wayloop.5.scd"]
-    static let modes: Set<String> = ["fill", "fit", "stretch", "center", "tile"]
-    static let ctlCommands: Set<String> = ["status", "pause", "resume", "toggle", "set", "reload", "quit", "subscribe"]
+    static let modes: Set<String> = ["fill", "fit", "stretch", "center", "tile", "span", "span-fit"]
+    static let ctlCommands: Set<String> = ["status", "pause", "resume", "toggle", "next", "prev", "set", "reload", "quit", "subscribe"]
+    /// What `wayloop ctl set OUTPUT -<TAB>` offers.
+    static let ctlSetOptions: Set<String> = ["-m", "--mode", "-c", "--color", "--dim", "-f", "--fallback",
+                                             "--transition", "--interval", "--loops", "--shuffle", "--no-shuffle"]
 
     private var scratch = ""
 
@@ -268,7 +271,7 @@ final class DocsTests: XCTestCase {
         XCTAssertEqual(got[4], try help().options, "wayloop -<TAB>: every option of --help, nothing else")
         XCTAssertEqual(got[5], ["--json"])
         XCTAssertEqual(got[6], ["--waybar"])
-        XCTAssertEqual(got[7], ["-m", "--mode", "-c", "--color", "--dim", "-f", "--fallback"])
+        XCTAssertEqual(got[7], Self.ctlSetOptions)
         XCTAssertEqual(got[8], ["tile"])
         XCTAssertEqual(got[9], ["*"], "no wayloop runs: only '*'")
 
@@ -325,7 +328,7 @@ final class DocsTests: XCTestCase {
         XCTAssertEqual(got["wayloop ctl "], Self.ctlCommands)
         XCTAssertEqual(got["wayloop ctl status -"], ["--json"])
         XCTAssertEqual(got["wayloop ctl subscribe -"], ["--waybar"])
-        XCTAssertEqual(got["wayloop ctl set DP-1 -"], ["-m", "--mode", "-c", "--color", "--dim", "-f", "--fallback"])
+        XCTAssertEqual(got["wayloop ctl set DP-1 -"], Self.ctlSetOptions)
         XCTAssertEqual(got["wayloop -o "], ["*"], "no wayloop runs: only '*'")
 
         let fake = try fakeInstance()
@@ -343,7 +346,7 @@ final class DocsTests: XCTestCase {
         try """
         zmodload zsh/zpty || exit 9
         zpty z env ZDOTDIR=$ZDOTDIR TERM=dumb zsh -f -i
-        zpty -w z "PS1='%% '; fpath=($1 \\$fpath); autoload -Uz compinit; compinit -u -D; LISTMAX=0; unsetopt beep"
+        zpty -w z "PS1='%% '; fpath=($1 \\$fpath); autoload -Uz compinit; compinit -u -D; LISTMAX=1000; unsetopt beep"
         zpty -w z "print -r -- __READ''Y__"
         out=''
         integer deadline=$(( SECONDS + 20 ))
