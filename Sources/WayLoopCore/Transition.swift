@@ -40,6 +40,10 @@ public enum Transition: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A fade redraws at most this often (and at every new frame of the new video): 30 steps
+    /// a second look smooth, and a redraw at every 60 Hz callback would double the blending.
+    public static let fadeStep: Int64 = 1_000_000_000 / 30
+
     /// The new picture's weight `elapsed` seconds into a fade of `duration` seconds: 0 at the
     /// start, 1 at the end, eased (smoothstep) so that neither end jumps. Pure, for the sinks.
     public static func weight(elapsed: Double, duration: Double) -> Double {

@@ -162,7 +162,7 @@ extension App {
         for p in current {
             let open = p.waiting.contains { path in
                 guard failedVideos[path] == nil, let v = videos[path] else { return false }
-                return !v.isReady
+                return !v.isReady || !isOnScreen(path)
             }
             if open {
                 still.append(p)
@@ -184,6 +184,15 @@ extension App {
         }
         pending = still + pending
         if pending.isEmpty { forgetWhatNothingNeeds() }
+    }
+
+    /// Every output switched to `path` that is being presented has committed a picture of it
+    /// (for a fade: its first step). Hidden outputs (no frame callbacks) are not waited for.
+    func isOnScreen(_ path: String) -> Bool {
+        !heads.values.contains { h in
+            h.drawn?.video == path && h.presentedVideo != path && h.surface?.isConfigured == true
+                && !h.player.pauseReasons.contains(.hidden)
+        }
     }
 
     /// Bounds what run-time requests leave behind (issue 12), once no reply is outstanding (a

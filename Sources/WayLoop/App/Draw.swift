@@ -5,7 +5,7 @@ import WayLoopCore
 
 extension App {
     /// What the schedule needs to know about one head (nil: no surface).
-    private func scheduleState(_ h: Head) -> Schedule.Output? {
+    private func scheduleState(_ h: Head, now: Nanos) -> Schedule.Output? {
         guard let s = h.surface, let sink = h.sink else { return nil }
         var content = Schedule.Content.nothing
         var picture: Picture?
@@ -13,11 +13,13 @@ extension App {
             content = .colour
         } else if let d = h.drawn, let v = videos[d.video], v.isReady {
             picture = v.picture
+            // A fade's next step is due like a new frame.
+            let step: Nanos? = h.fade == nil ? nil : h.lastFadeDraw + Transition.fadeStep
             content = .video(Schedule.Video(released: v.isReleased, hasFrame: v.current != nil,
-                                            frameIsNew: s.shownSerial != v.serial, nextDue: v.nextDeadline))
+                                            frameIsNew: s.shownSerial != v.serial || step.map { now >= $0 } == true,
+                                            nextDue: [v.nextDeadline, step].compactMap { $0 }.min()))
         }
-        // A fade redraws at every frame callback (its weight moves on even when no frame does).
-        return Schedule.Output(configured: s.isConfigured, needsRedraw: s.needsRedraw || h.fade != nil, awaitingFrame: s.awaitingFrame,
+        return Schedule.Output(configured: s.isConfigured, needsRedraw: s.needsRedraw, awaitingFrame: s.awaitingFrame,
                                frameRequestedAt: s.frameRequestedAt, hidden: h.player.pauseReasons.contains(.hidden),
                                paused: h.drawPaused, sinkCanDraw: sink.canDraw(picture, settings: h.solid == nil ? h.drawn : nil, on: s),
                                content: content)
@@ -31,7 +33,7 @@ extension App {
         for v in videos.values where mayRelease(v) {
             soonest(max(now, v.lastDrawn + releaseAfter))
         }
-        for h in heads.values { soonest(scheduleState(h).flatMap { Schedule.wake($0, now: now) }) }
+        for h in heads.values { soonest(scheduleState(h, now: now).flatMap { Schedule.wake($0, now: now) }) }
         for due in changed.values { soonest(max(now, due)) }
         soonest(control?.nextExpiry.map { max(now, $0) })
         for v in videos.values where !isHidden(v) { soonest(v.regrowDeadline(now: now)) }
@@ -61,6 +63,9 @@ extension App {
         // Only for clips someone can see: a paused output must not restart from frame 0.
         for v in videos.values where !isHidden(v) { v.regrowIfDue(now: now) }
         for h in heads.values { draw(h, now: now) }
+        // A reply waits for the new video's first frame on screen (it is, now, or an output
+        // stopped being presented and is not waited for any more).
+        if !pending.isEmpty { resolvePending() }
         shm?.trim(before: now - 2 * .nanosPerSecond)
     }
 
@@ -77,7 +82,7 @@ extension App {
             needsReconcile = true
         }
         if s.awaitingFrame && now - s.frameRequestedAt >= Schedule.hiddenAfter { apply(h, .pause(.hidden)) }
-        guard let state = scheduleState(h), Schedule.mayDraw(state) else { return }
+        guard let state = scheduleState(h, now: now), Schedule.mayDraw(state) else { return }
         do {
             if let colour = h.solid {
                 guard s.needsRedraw else { return }
@@ -92,13 +97,16 @@ extension App {
             }
             if !h.drawPaused || v.current == nil { _ = v.advance(now: now) }  // once per tick, however many outputs show it
             let fading = fadeLayer(h, now: now)
-            guard let frame = v.current, let picture = v.picture, s.needsRedraw || s.shownSerial != v.serial || fading != nil else { return }
+            let stepDue = fading != nil && now >= h.lastFadeDraw + Transition.fadeStep
+            guard let frame = v.current, let picture = v.picture, s.needsRedraw || s.shownSerial != v.serial || stepDue else { return }
             let shared = fading == nil && sharesPicture(v, size: s.bufferSize)
             try sink.present(picture, settings: settings, on: s, shared: shared, fading: fading) {
                 trace?.committing(output: h.id, name: h.name, surface: s.surface, frame: frame, at: now)
             }
             s.didDraw(serial: v.serial)
             v.lastDrawn = now
+            if fading != nil { h.lastFadeDraw = now }
+            h.presentedVideo = settings.video
         } catch {
             guard !error.isWaiting else { return }
             // Not a passing state (out of memory, a conversion libswscale refuses): drop the
@@ -116,6 +124,8 @@ extension App {
         let weight = Transition.weight(elapsed: Double(now - start) / 1e9, duration: f.seconds)
         guard weight < 1, !h.drawPaused, let old = videos[f.from.video], old.isReady, !old.isReleased else {
             h.fade = nil
+            // The new picture alone, at once (the last step was still a mix).
+            h.surface?.invalidate()
             // The old video may be kept for a switch back, or stopped.
             needsReconcile = true
             return nil

@@ -26,6 +26,10 @@ final class Head {
         var start: Nanos?
     }
     var fade: Fade?
+    /// The video of the last picture committed (a switch is answered once it is the new one).
+    var presentedVideo: String?
+    /// When the fade last drew (it steps at Transition.fadeStep).
+    var lastFadeDraw: Nanos = 0
     /// `ctl set --transition`: how the next switch looks, once (then the settings' own again).
     var nextTransition: Transition?
     /// idle, loading, playing, paused(reason), failed.
