@@ -279,4 +279,53 @@ final class PlaylistTests: XCTestCase {
         XCTAssertEqual(bad.status, 2, bad.stderr)
         XCTAssertTrue(bad.stderr.contains("'soon' is not a duration like 30s"), bad.stderr)
     }
+
+    /// The config file names a playlist for one output, with its interval and order; `ctl set`
+    /// switches another scope to a directory at run time and answers with its first video on screen.
+    func testTheConfigFileAndCtlSetTakePlaylists() throws {
+        let sway = try Self.shared!.get()
+        let d = folder(["a-red", "b-green"])
+        let config = Self.dir + "/config"
+        try "transition = none\n[output \(sway.outputs[0])]\nvideo = \(d)\ninterval = 800ms\nshuffle = no\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let w = try Wayloop(["-v", "--config", config], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        let sub = try Subscription(env: sway.env)
+        let seq = sub.waitForSwitches(sway.outputs[0], count: 3, timeout: 20).map { name($0.video) }
+        XCTAssertGreaterThanOrEqual(seq.count, 3, "\(seq); \(w.stderr)")
+        for i in stride(from: 1, to: seq.count, by: 1) { XCTAssertNotEqual(seq[i], seq[i - 1], "\(seq)") }
+        // At run time: another directory, with an hour's interval; the reply comes with its
+        // first video on screen.
+        let e = folder(["c-blue", "d-yellow"], "runtime")
+        let r = Shell.run([Repo.binary, "ctl", "set", "*", e, "--interval", "1h"], env: sway.env, timeout: 20)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let img = try sway.shot(sway.outputs[0])
+        XCTAssertTrue(img.pixel(img.width / 2, img.height / 2).close(to: RGB8(0x10, 0x20, 0xE0), tolerance: 40),
+                      "not blue when ctl set returned: \(img.pixel(img.width / 2, img.height / 2))")
+        let p = (try w.ctlStatus()[0])["playlist"] as? [String: Any]
+        XCTAssertEqual(p?["source"] as? String, e)
+        XCTAssertEqual(p?["position"] as? Int, 1)
+        XCTAssertEqual(p?["count"] as? Int, 2)
+    }
+
+    /// Switch after switch (fades included), the memory a playlist holds stays bounded: after
+    /// the first rounds have opened every video (kept for a switch back, --keep-recent 3 of 4),
+    /// ten more rounds add nothing.
+    func testManySwitchesLeakNothing() throws {
+        let sway = try Self.shared!.get()
+        let d = folder(["a-red", "b-green", "c-blue", "d-yellow"])
+        let w = try Wayloop(["-v", "-i", d, "--interval", "250ms", "--transition", "fade:100ms"], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        let sub = try Subscription(env: sway.env)
+        XCTAssertGreaterThanOrEqual(sub.waitForSwitches(sway.outputs[0], count: 9, timeout: 30).count, 9)
+        let before = Proc.privateKB(w.pid)
+        XCTAssertGreaterThanOrEqual(sub.waitForSwitches(sway.outputs[0], count: 49, timeout: 60).count, 49, w.stderr)
+        let after = Proc.privateKB(w.pid)
+        print("PlaylistTests: private memory after 8 switches \(before) kB, after 48 \(after) kB")
+        XCTAssertGreaterThan(before, 0)
+        XCTAssertLessThan(after - before, 3 * 1024, "grew \(after - before) kB over 40 switches")
+        XCTAssertFalse(w.stderr.contains("error"), w.stderr)
+    }
 }
