@@ -129,6 +129,9 @@ public struct OutputEntry: Equatable, Sendable {
 public enum Paths {
     /// `path` made absolute: `~/x` under `home`, `x` under `directory`; lexical only.
     public static func absolute(_ path: String, in directory: String, home: String?) -> String {
+        // `~/Videos/` (a completed directory) is `~/Videos`: one name for one directory.
+        var path = path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         if path.hasPrefix("/") { return path }
         if let home, path == "~" || path.hasPrefix("~/") { return home + path.dropFirst() }
         let dir = directory.hasSuffix("/") ? String(directory.dropLast()) : directory

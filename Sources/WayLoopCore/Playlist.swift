@@ -303,6 +303,7 @@ public struct Playlist: Equatable, Sendable {
     /// next() after prev() goes forward again through what was played, then continues the order). With no history:
     /// plain order → the item before the current (wrapping); shuffle → stays on current and returns it.
     @discardableResult public mutating func prev() -> String? {
+        defer { if forward.count > Self.historyLimit { forward.removeFirst(forward.count - Self.historyLimit) } }
         if let h = history.popLast() {
             if let i = playingIndex { forward.append(i) }
             land(h)

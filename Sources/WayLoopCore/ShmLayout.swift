@@ -47,6 +47,11 @@ public struct ShmLayout: Equatable, Sendable {
                              destination: PixelRect(x: 0, y: 0, width: w, height: h), hasBorders: false, tiled: true)
         }
         let p = Placement.compute(video: video, output: buffer, mode: mode, span: span)
+        // Nothing of the video lands here (span-fit: an output beside the fitted video): all bars.
+        if p.destination.width <= 0 || p.destination.height <= 0 {
+            return ShmLayout(source: PixelRect(x: 0, y: 0, width: 0, height: 0),
+                             destination: PixelRect(x: 0, y: 0, width: 0, height: 0), hasBorders: true, tiled: false)
+        }
         func axis(_ start: Double, _ length: Double, of total: Int) -> (Int, Int) {
             let s = min(total - 1, max(0, Int((start * Double(total)).rounded())))
             let l = max(1, min(total - s, Int((length * Double(total)).rounded())))

@@ -250,6 +250,11 @@ final class ConfigTests: XCTestCase {
             ("../a.mp4", "/d/e", nil, "/d/e/../a.mp4"),
             ("~user/a.mp4", "/d", "/h", "/d/~user/a.mp4"),
             ("a.mp4", "", "/h", "/a.mp4"),
+            // A directory completed with its slash is the same directory (one playlist, one watch).
+            ("/v/loops/", "/d", nil, "/v/loops"),
+            ("loops//", "/d", nil, "/d/loops"),
+            ("~/Videos/", "/d", "/h", "/h/Videos"),
+            ("/", "/d", nil, "/"),
         ]
         for (path, dir, home, want) in cases {
             XCTAssertEqual(Paths.absolute(path, in: dir, home: home), want, "\(path) in \(dir)")

@@ -55,6 +55,18 @@ final class SwitchingTests: XCTestCase {
             (nil, nil, 100, 50, 51, true, D(due: false, preload: false), "one video, no interval: for ever"),
             (nil, 0, 1, 1, 1, true, D(due: false, preload: false), "no passes: nothing"),
         ]
+        // A still picture (nothing more is ever queued): a pass is PlaylistTiming.stillPass.
+        let stills: [(loops: Int, elapsed: Double, want: D)] = [
+            (1, 0, D(due: false, preload: true)), (1, 4.9, D(due: false, preload: true)), (1, 5, D(due: true, preload: true)),
+            (3, 9.9, D(due: false, preload: false)), (3, 10, D(due: false, preload: true)), (3, 15, D(due: true, preload: true)),
+        ]
+        for c in stills {
+            XCTAssertEqual(PlaylistTiming.decide(interval: nil, loops: c.loops, elapsed: c.elapsed, passes: 0, nextPass: nil,
+                                                 nextIsDue: false, still: true), c.want, "still, \(c)")
+        }
+        // An interval wins over a still too.
+        XCTAssertEqual(PlaylistTiming.decide(interval: 2, loops: 1, elapsed: 2, passes: 0, nextPass: nil, nextIsDue: false, still: true),
+                       D(due: true, preload: true))
         for c in cases {
             XCTAssertEqual(PlaylistTiming.decide(interval: c.interval, loops: c.loops, elapsed: c.elapsed, passes: c.passes,
                                                  nextPass: c.next, nextIsDue: c.nextDue), c.want, c.note)

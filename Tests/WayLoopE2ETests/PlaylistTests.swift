@@ -328,4 +328,73 @@ final class PlaylistTests: XCTestCase {
         XCTAssertLessThan(after - before, 3 * 1024, "grew \(after - before) kB over 40 switches")
         XCTAssertFalse(w.stderr.contains("error"), w.stderr)
     }
+
+    /// A file listed twice (a, b, a) does not stop the list at its second entry; a still
+    /// picture in a --loops playlist counts a pass as 5 s (it has no pass that ends).
+    func testAFileListedTwiceAndAStillPictureKeepTheListGoing() throws {
+        let sway = try Self.shared!.get()
+        let still = Self.dir + "/still.mp4"
+        let r = Shell.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                           "color=c=0xE0E010:s=320x180:r=25", "-frames:v", "1", "-pix_fmt", "yuv420p", "-c:v", "libx264", still],
+                          timeout: 60)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let list = Self.dir + "/twice.m3u"
+        try "\(clip("a-red"))\n\(clip("c-blue"))\n\(clip("a-red"))\n\(still)\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let w = try Wayloop(["-v", list, "--transition", "none"], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        let sub = try Subscription(env: sway.env)
+        // red, blue, red (1 s each), the still (5 s), red again.
+        let seq = sub.waitForSwitches(sway.outputs[0], count: 5, timeout: 30)
+        let names = seq.map { name($0.video) }
+        XCTAssertEqual(Array(names.prefix(5)), ["a-red", "c-blue", "a-red", "still", "a-red"], w.stderr)
+        if seq.count >= 5 {
+            let held = seq[4].at.timeIntervalSince(seq[3].at)
+            XCTAssertGreaterThan(held, 4.5, "the still was shown \(held) s")
+        }
+    }
+
+    /// A covered (fullscreen window) wallpaper does not switch: the interval counts the time it
+    /// is seen, and nothing is opened while nobody sees it.
+    func testAnIntervalDoesNotRunWhileCovered() throws {
+        let sway = try Self.shared!.get()
+        let d = folder(["a-red", "b-green", "c-blue"])
+        let w = try Wayloop(["-v", "-i", d, "--interval", "1s", "--transition", "none"], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        let sub = try Subscription(env: sway.env)
+        try sway.cover()
+        defer { sway.uncover() }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "paused", reason: "fullscreen"), w.lastStatus)
+        let atCover = sub.switches(sway.outputs[0]).count
+        usleep(3_000_000)
+        XCTAssertEqual(sub.switches(sway.outputs[0]).count, atCover, "switched while covered: \(sub.switches(sway.outputs[0]).map(\.video))")
+        sway.uncover()
+        XCTAssertGreaterThan(sub.waitForSwitches(sway.outputs[0], count: atCover + 2, timeout: 20).count, atCover + 1,
+                             "no switch after uncovering: \(w.stderr)")
+    }
+
+    /// `ctl set` to a directory whose first video is broken: skipped, the next one plays, the
+    /// reply is ok. `ctl set --interval` on a playing list goes on from where it is. A playlist
+    /// is no fallback.
+    func testCtlSetSkipsABrokenFirstVideoAndKeepsThePlaceOnANewInterval() throws {
+        let sway = try Self.shared!.get()
+        let d = folder(["b-green", "c-blue"])
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: d + "/a-broken.mp4"))
+        let w = try Wayloop(["-v", "--transition", "none", clip("d-yellow")], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        let r = Shell.run([Repo.binary, "ctl", "set", "*", d, "--interval", "1h"], env: sway.env, timeout: 20)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(w.waitForStatus { ($0.first?["video"] as? String)?.hasSuffix("b-green.mp4") == true }, w.lastStatus)
+        XCTAssertTrue(Shell.run([Repo.binary, "ctl", "next"], env: sway.env, timeout: 20).stdout.contains("c-blue"))
+        let i = Shell.run([Repo.binary, "ctl", "set", "*", "--interval", "2h"], env: sway.env, timeout: 20)
+        XCTAssertEqual(i.status, 0, i.stderr)
+        let out = try w.ctlStatus()[0]
+        XCTAssertTrue((out["video"] as? String)?.hasSuffix("c-blue.mp4") == true, "restarted from the top: \(out)")
+        XCTAssertGreaterThan((out["playlist"] as? [String: Any])?["next_switch_in"] as? Double ?? 0, 7000, "\(out)")
+        let f = Shell.run([Repo.binary, "--no-config", clip("a-red"), "-f", d], env: sway.env, timeout: 20)
+        XCTAssertNotEqual(f.status, 0)
+        XCTAssertTrue(f.stderr.contains("directory"), f.stderr)
+    }
 }

@@ -177,4 +177,30 @@ final class SpanTests: XCTestCase {
         }
         XCTAssertNil(problem, w.stderr)
     }
+
+    /// Outputs plugged in and unplugged (nested sway: its outputs are windows that can be
+    /// opened and closed): the canvas grows with a new output and shrinks when one goes.
+    func testPluggingAndUnpluggingRecomputesTheCanvas() throws {
+        let nested = try NestedSway(outputs: ["640x360", "640x360"])
+        defer { nested.stop() }
+        let sway = nested.compositor
+        let (a, b) = (nested.initialOutputs[0], nested.initialOutputs[1])
+        try layout(sway, [(a, 0, 0, 1), (b, 640, 0, 1)])
+        let w = try Wayloop(["-v", "-m", "span", Self.gradient], env: nested.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForStates([a, b], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        var problem = waitForPictures(sway, [a, b]) { checkRow($0, canvasWidth: 1280, from: 0, to: 1) }
+        XCTAssertNil(problem, w.stderr)
+        // A third output to the right: 1280x360 filled onto 1920x360, across the three.
+        let c = try nested.addOutput("640x360")
+        try layout(sway, [(c, 1280, 0, 1)])
+        XCTAssertTrue(w.waitForStates([a, b, c], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        problem = waitForPictures(sway, [a, b, c]) { checkRow($0, canvasWidth: 1920, from: 0, to: 1) }
+        XCTAssertNil(problem, "after plugging \(c) in: \(w.stderr)")
+        // Unplugged again: back to halves.
+        try nested.removeOutput(c)
+        XCTAssertTrue(w.waitFor("\(c): output removed"), w.stderr)
+        problem = waitForPictures(sway, [a, b]) { checkRow($0, canvasWidth: 1280, from: 0, to: 1) }
+        XCTAssertNil(problem, "after unplugging \(c): \(w.stderr)")
+    }
 }

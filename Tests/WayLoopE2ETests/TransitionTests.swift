@@ -139,4 +139,32 @@ final class TransitionTests: XCTestCase {
         XCTAssertNotEqual(only.status, 0)
         XCTAssertTrue(only.stderr.contains("--transition is how a switch looks"), only.stderr)
     }
+
+    /// Paused mid-fade: the new picture alone (not a frozen mix).
+    func testAPauseMidFadeShowsTheNewPictureAlone() throws {
+        let sway = try Self.shared!.get()
+        let w = try Wayloop(["-v", video("red")], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        XCTAssertEqual(Shell.run([Repo.binary, "ctl", "set", "*", video("blue"), "--transition", "fade:10s"], env: sway.env,
+                                 timeout: 30).status, 0)
+        XCTAssertEqual(Shell.run([Repo.binary, "ctl", "pause"], env: sway.env, timeout: 20).status, 0)
+        XCTAssertTrue(Wait.until(timeout: 5) { self.samples(sway, seconds: 0.01).last?.close(to: self.blue, tolerance: 40) == true },
+                      "paused mid-fade, the picture is not the new one: \(samples(sway, seconds: 0.01))")
+    }
+
+    /// The picture under a fitted video's bars does not darken mid-fade (GL draws the bars'
+    /// colour only outside the picture): red to blue keeps R+B at every step.
+    func testAFittedPictureDoesNotDarkenMidFade() throws {
+        let sway = try Self.shared!.get()
+        let w = try Wayloop(["-v", video("red")], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        let r = Shell.run([Repo.binary, "ctl", "set", "*", video("blue43"), "-m", "fit", "--transition", "fade:2s"],
+                          env: sway.env, timeout: 30)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let centre = samples(sway, seconds: 2.2)
+        XCTAssertTrue(centre.contains(where: isMix), "no mix: \(centre)")
+        for p in centre { XCTAssertTrue((180...300).contains(redBlueSum(p)), "darkened mid-fade: \(p) in \(centre)") }
+    }
 }

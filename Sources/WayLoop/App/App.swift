@@ -66,6 +66,9 @@ final class App {
     /// and which named paths are playlists (directories, .m3u/.txt files).
     var playlists: [PlaylistRun.Key: PlaylistRun] = [:]
     var playlistPaths: [String: Bool] = [:]
+    /// Playlist videos checked (Preflight) before their decoder first starts: they are checked
+    /// one by one, as they come up, not all at once.
+    var checkedItems: Set<String> = []
     static let changeSettle: Nanos = 300_000_000
 
     private init(options: Options, commandLine: Options, configEntries: [OutputEntry], log: Logger,
@@ -104,7 +107,9 @@ final class App {
         // fallback, stop here, before connecting (or handing over).
         var failed: [String: VideoError] = [:]
         for path in options.allVideos {
-            if let e = preflight(path, failed: &failed, isOpen: { _ in false }, log: log) {
+            let check = options.videos.contains(path) ? preflight(path, failed: &failed, isOpen: { _ in false }, log: log)
+                : Preflight.check(path)
+            if let e = check {
                 log.scoped("video").error("\(e)")
                 failed[path] = e
             }
@@ -462,7 +467,7 @@ final class App {
         }
         guard changed else { return }
         // Nothing can ever be shown: the error lines above said why.
-        if !started && options.allVideos.allSatisfy({ failedVideos[$0] != nil }) && !options.hasFallbackColor {
+        if !started && options.allVideos.allSatisfy(isUnplayable) && !options.hasFallbackColor {
             exitStatus = .badVideo
             return
         }

@@ -14,6 +14,9 @@ extension ControlError {
 struct PendingReply {
     let client: Int
     let waiting: Set<String>
+    /// Playlists the request switched outputs to: waited for by the video each of those outputs
+    /// plays when the reply is weighed (a video of it that fails is skipped, not an error).
+    var playlists: Set<String> = []
     let success: JSON
     /// Called with the errors when one of the videos failed (before the error reply).
     var onFailure: (([VideoError]) -> Void)?
@@ -27,6 +30,12 @@ extension App {
         let old = h.player.state
         guard let new = h.player.apply(event) else { return }
         log.debug("\(h.name): \(old) → \(new)")
+        // Paused mid-fade: the new picture alone (a still mix would stay), the old video let go.
+        if h.drawPaused && h.fade != nil {
+            h.fade = nil
+            h.surface?.invalidate()
+            needsReconcile = true
+        }
         control?.publish(stateEvent(h).json)
     }
 
@@ -91,11 +100,12 @@ extension App {
 
     /// Checks the files (one error line each) and forgets old failures, so that a file fixed
     /// since is tried again. Returns the files that failed now.
-    func recheck(_ paths: [String]) -> [VideoError] {
+    func recheck(_ paths: [String], fallbacks: Set<String> = []) -> [VideoError] {
         var errors: [VideoError] = []
         for p in paths where videos[p] == nil {
             failedVideos[p] = nil
-            if let e = preflight(p) {
+            // A fallback is one video (what shows when the rest cannot): never a playlist.
+            if let e = fallbacks.contains(p) ? Preflight.check(p) : preflight(p) {
                 log.scoped("video").error("\(e)")
                 failedVideos[p] = e
                 errors.append(e)
@@ -126,7 +136,7 @@ extension App {
         var probe = options
         probe.entries = all
         // A file that cannot be opened rejects the whole change: what plays is kept.
-        let errors = recheck(probe.allVideos)
+        let errors = recheck(probe.allVideos, fallbacks: Set(probe.allVideos).subtracting(probe.videos))
         if !errors.isEmpty {
             let e = ControlError.video(errors, "; keeping what plays")
             log.notice("configuration not applied: a video cannot be opened; keeping what plays")
@@ -145,8 +155,10 @@ extension App {
         if let client {
             // What the outputs now need and is not ready yet (a video for an output that is not
             // connected is never opened, so it is not waited for).
-            let waiting = neededVideos.filter { videos[$0]?.isReady != true }
-            pending.append(PendingReply(client: client, waiting: waiting, success: success))
+            let items = playlistItems
+            let waiting = neededVideos.filter { videos[$0]?.isReady != true && !items.contains($0) }
+            pending.append(PendingReply(client: client, waiting: waiting, playlists: Set(playlists.values.map(\.key.source)),
+                                        success: success))
             resolvePending()
         }
         return true
@@ -160,15 +172,24 @@ extension App {
         pending = []
         var still: [PendingReply] = []
         for p in current {
-            let open = p.waiting.contains { path in
-                guard failedVideos[path] == nil, let v = videos[path] else { return false }
+            // What the playlists' outputs play now (it moves on past a video that failed).
+            let played = Set(heads.values.compactMap { h -> String? in
+                guard let t = h.target, let source = t.playlist, p.playlists.contains(source), failedVideos[t.video] == nil else { return nil }
+                return t.video
+            })
+            let open = p.waiting.union(played).contains { path in
+                guard failedVideos[path] == nil, let v = videos[path] else { return played.contains(path) && videos[path] == nil }
                 return !v.isReady || !isOnScreen(path)
             }
             if open {
                 still.append(p)
                 continue
             }
-            let errors = p.waiting.sorted().compactMap { failedVideos[$0] }
+            var errors = p.waiting.sorted().compactMap { failedVideos[$0] }
+            // A playlist none of whose videos can be played is an error.
+            for source in p.playlists.sorted() where isUnplayable(source) {
+                errors.append(.noVideos(source, directory: PlaylistSource.isDirectory(source), reason: "none of its videos can be played"))
+            }
             // A video that was neither shown nor failed was stopped: a later change replaced it.
             let gone = p.waiting.filter { path in
                 failedVideos[path] == nil && videos[path] == nil && !heads.values.contains { $0.drawn?.video == path }
@@ -290,7 +311,7 @@ extension App: ControlServerDelegate {
         var paths: [String] = []
         if let v = entry.video { paths.append(v) }
         if case .video(let f)? = entry.fallback { paths.append(f) }
-        let errors = recheck(paths)
+        let errors = recheck(paths, fallbacks: Set(entry.fallback?.video.map { [$0] } ?? []))
         if !errors.isEmpty {
             control?.reply(to: client, ControlError.video(errors).reply)
             // Nothing names these files: their failures are not kept (10 000 sets to missing
@@ -317,17 +338,19 @@ extension App: ControlServerDelegate {
         if let transition { for h in matching(pattern) { h.nextTransition = transition } }
         recomputeTargets()
         reconcile()
+        // Outputs with nothing to switch (the same video) do not keep it for a later switch;
+        // those still waiting for the new video to open do.
+        for h in matching(pattern) where h.drawn?.video == h.target?.video { h.nextTransition = nil }
         let what = entry.video.map { "'\($0)'" } ?? "new settings"
         let target = pattern ?? "every output"
         log.notice("\(target): \(what) (wayloop ctl set)")
         // A playlist is waited for by the video its outputs now play.
-        var waiting = Set(paths.filter { !playlistKind($0) && videos[$0]?.isReady != true })
-        for h in heads.values {
-            guard let t = h.target, let source = t.playlist, paths.contains(source), videos[t.video]?.isReady != true,
-                  failedVideos[t.video] == nil else { continue }
-            waiting.insert(t.video)
-        }
-        var p = PendingReply(client: client, waiting: waiting,
+        // The named video is waited for until it is on screen, ready or not (a recent one, or
+        // one another output shows); a fallback only until it is open.
+        var waiting = Set(entry.video.map { playlistKind($0) ? [] : [$0] } ?? [])
+        if case .video(let f)? = entry.fallback, videos[f]?.isReady != true { waiting.insert(f) }
+        let sources = Set(paths.filter(playlistKind)).map { Paths.absolute($0, in: Sys.currentDirectory, home: Sys.env("HOME")) }
+        var p = PendingReply(client: client, waiting: waiting, playlists: Set(sources),
                              success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)"))]))
         // The new video failed: the override goes, and the old video plays on.
         p.onFailure = { [weak self] _ in

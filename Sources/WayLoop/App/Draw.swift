@@ -14,7 +14,8 @@ extension App {
         } else if let d = h.drawn, let v = videos[d.video], v.isReady {
             picture = v.picture
             // A fade's next step is due like a new frame.
-            let step: Nanos? = h.fade == nil ? nil : h.lastFadeDraw + Transition.fadeStep
+            let canFade = h.fade.map { v.current != nil && videos[$0.from.video]?.current != nil } ?? false
+            let step: Nanos? = canFade ? h.lastFadeDraw + Transition.fadeStep : nil
             content = .video(Schedule.Video(released: v.isReleased, hasFrame: v.current != nil,
                                             frameIsNew: s.shownSerial != v.serial || step.map { now >= $0 } == true,
                                             nextDue: [v.nextDeadline, step].compactMap { $0 }.min()))
@@ -35,6 +36,7 @@ extension App {
         }
         for h in heads.values { soonest(scheduleState(h, now: now).flatMap { Schedule.wake($0, now: now) }) }
         for due in changed.values { soonest(max(now, due)) }
+        soonest(playlistDeadline(now: now))
         soonest(control?.nextExpiry.map { max(now, $0) })
         for v in videos.values where !isHidden(v) { soonest(v.regrowDeadline(now: now)) }
         if needsReconcile { return 0 }

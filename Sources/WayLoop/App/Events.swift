@@ -17,6 +17,7 @@ extension App: RegistryDelegate {
         apply(h, .unload)
         heads[name] = nil
         assignSpans()
+        pruneRuns()
         needsReconcile = true
     }
 }

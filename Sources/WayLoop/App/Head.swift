@@ -50,8 +50,11 @@ final class Head {
         self.surface = surface
     }
 
+    /// The surface goes, and with it a fade and what it showed.
     func dropSurface() {
         sink = nil
         surface = nil
+        fade = nil
+        presentedVideo = nil
     }
 }

@@ -20,6 +20,10 @@ final class PlaylistRun {
     /// When the current video was first on screen, and the pass it was in then.
     var startedAt: Nanos?
     var startPass = 0
+    /// Seconds the current video has been seen (an interval counts only those: a covered or
+    /// paused wallpaper does not switch, and opens nothing), and when that was last added to.
+    var seen = 0.0
+    var lastSeenTick: Nanos?
     /// The next video, opened ahead of the switch (nil: not yet due, or nothing else to play).
     var preload: String?
     /// Items already reported as skipped (one line each, until the list changes).
@@ -37,8 +41,29 @@ final class PlaylistRun {
 
     /// Seconds to the next switch on an interval (nil: no interval, or not on screen yet).
     func remaining(now: Nanos) -> Double? {
-        guard let interval = key.interval, let startedAt else { return nil }
-        return max(0, interval - Double(now - startedAt) / 1e9)
+        guard let interval = key.interval, startedAt != nil else { return nil }
+        return max(0, interval - seen)
+    }
+
+    /// A new video is on screen (or the clock starts again): nothing seen of it yet.
+    func restart(at now: Nanos, pass: Int) {
+        startedAt = now
+        startPass = pass
+        seen = 0
+        lastSeenTick = now
+    }
+
+    /// Goes on from `playing` (in `old`'s list) and keeps how long it has been seen.
+    func carry(from old: PlaylistRun, playing: String) {
+        if !key.shuffle {
+            for _ in 0..<playlist.count where playlist.current != playing { playlist.next() }
+        }
+        if playlist.current == playing {
+            startedAt = old.startedAt
+            startPass = old.startPass
+            seen = old.seen
+            lastSeenTick = old.lastSeenTick
+        }
     }
 }
 
@@ -108,24 +133,25 @@ extension App {
         switch PlaylistSource.items(path, log: nil) {
         case .failure(let e): return e
         case .success(let items):
-            var good = 0
+            // Up to the first that can be opened (the rest are checked as they come up: a
+            // directory of thousands must not be opened file by file on the main thread).
             var errors: [(String, VideoError)] = []
-            for item in Set(items).sorted() {
-                if isOpen(item) { good += 1; continue }
-                if let e = Preflight.check(item) {
-                    errors.append((item, e))
-                } else {
+            var seen: Set<String> = []
+            for item in items where seen.insert(item).inserted {
+                if isOpen(item) { return report(errors) }
+                guard let e = Preflight.check(item) else {
                     failed[item] = nil
-                    good += 1
+                    return report(errors)
                 }
+                errors.append((item, e))
             }
             // Nothing playable: one line for the playlist (the first reason says what it holds).
-            guard good > 0 else {
-                let first = errors.first.map { ": \($0.1)" } ?? ""
-                return .noVideos(path, directory: PlaylistSource.isDirectory(path),
-                                 reason: "none of its \(items.count) video(s) can be opened\(first)")
-            }
-            // Some are: each one that is not is skipped, with its line.
+            let first = errors.first.map { ": \($0.1)" } ?? ""
+            return .noVideos(path, directory: PlaylistSource.isDirectory(path),
+                             reason: "none of its \(items.count) video(s) can be opened\(first)")
+        }
+        // Some can: each one before it that cannot is skipped, with its line.
+        func report(_ errors: [(String, VideoError)]) -> VideoError? {
             for (item, e) in errors {
                 if failed[item] == nil { log.scoped("video").error("\(e) (in '\(path)'; skipped)") }
                 failed[item] = e
@@ -138,23 +164,31 @@ extension App {
     func targetSettings(_ o: Output) -> OutputSettings? {
         guard var s = options.settings(forOutput: o.info.name, description: o.info.description) else { return nil }
         guard failedVideos[s.video] == nil, playlistKind(s.video) else { return s }
-        let key = PlaylistRun.Key(source: s.video, shuffle: s.shuffle, interval: s.interval, loops: s.loops)
+        // One name per playlist: absolute, no trailing slash (it keys the run and the watch).
+        let source = Paths.absolute(s.video, in: Sys.currentDirectory, home: Sys.env("HOME"))
+        let key = PlaylistRun.Key(source: source, shuffle: s.shuffle, interval: s.interval, loops: s.loops)
         let run: PlaylistRun
         if let r = playlists[key] { run = r } else {
-            switch PlaylistSource.items(s.video, log: log.scoped("playlist")) {
+            switch PlaylistSource.items(source, log: log.scoped("playlist")) {
             case .failure(let e):
                 failedVideos[s.video] = e
                 log.scoped("video").error("\(e)")
                 return s
             case .success(let items):
                 run = PlaylistRun(key: key, items: items)
+                // Its interval, loops or order changed (`ctl set --interval`): it goes on from
+                // the video this output plays, not from the first.
+                if let old = heads.values.first(where: { $0.output === o }).flatMap({ self.run(of: $0) }), old.key.source == source,
+                   let playing = old.playlist.current {
+                    run.carry(from: old, playing: playing)
+                }
                 if let c = run.playlist.current, failedVideos[c] != nil { run.playlist.nextPlayable { self.failedVideos[$0] != nil } }
                 playlists[key] = run
-                log.notice("playlist '\(s.video)': \(items.count) video(s)\(s.shuffle ? ", shuffled" : "")"
+                log.notice("playlist '\(source)': \(items.count) video(s)\(s.shuffle ? ", shuffled" : "")"
                     + (s.interval.map { ", switching every \(Duration.format($0))" } ?? ""))
             }
         }
-        s.playlist = s.video
+        s.playlist = source
         s.video = run.playlist.current ?? s.video
         return s
     }
@@ -178,6 +212,16 @@ extension App {
         let used = Set(heads.values.compactMap { run(of: $0).map { ObjectIdentifier($0) } })
         playlists = playlists.filter { used.contains(ObjectIdentifier($0.value)) }
         playlistPaths = playlistPaths.filter { options.videos.contains($0.key) }
+        checkedItems.formIntersection(playlistItems)
+    }
+
+    /// Nothing of `path` can ever be shown: it failed, or it is a playlist all of whose videos did.
+    func isUnplayable(_ path: String) -> Bool {
+        if failedVideos[path] != nil { return true }
+        guard playlistKind(path) else { return false }
+        let source = Paths.absolute(path, in: Sys.currentDirectory, home: Sys.env("HOME"))
+        let runs = playlists.values.filter { $0.key.source == source }
+        return !runs.isEmpty && runs.allSatisfy { $0.playlist.items.allSatisfy { failedVideos[$0] != nil } }
     }
 
     /// Every video a playlist in use names (their failures are kept, their files watched).
@@ -207,15 +251,18 @@ extension App {
             }
             guard let v = videos[current], v.isReady, let frame = v.current,
                   shown.contains(where: { $0.drawn?.video == current }) else { continue }
-            if run.startedAt == nil || frame.pass < run.startPass {
-                run.startedAt = now
-                run.startPass = frame.pass
+            if run.startedAt == nil || frame.pass < run.startPass { run.restart(at: now, pass: frame.pass) }
+            // Seen: some output showing it is neither paused nor unpresented (covered by a
+            // fullscreen window counts as paused).
+            if shown.contains(where: { $0.drawn?.video == current && !$0.drawPaused && !$0.player.pauseReasons.contains(.hidden) }) {
+                run.seen += Double(now - (run.lastSeenTick ?? now)) / 1e9
             }
+            run.lastSeenTick = now
             let upcoming = run.playlist.upcomingPlayable(failed)
             let decision = PlaylistTiming.decide(interval: run.key.interval, loops: run.loopsPerVideo,
-                                                 elapsed: Double(now - (run.startedAt ?? now)) / 1e9,
+                                                 elapsed: run.seen,
                                                  passes: frame.pass - run.startPass, nextPass: v.nextPass.map { $0 - run.startPass },
-                                                 nextIsDue: (v.nextDeadline ?? .max) <= now)
+                                                 nextIsDue: (v.nextDeadline ?? .max) <= now, still: v.isStill)
             let due = decision.due, lead = decision.preload
             let other = upcoming.flatMap { $0 == current ? nil : $0 }
             if run.preload != (lead ? other : nil) {
@@ -224,9 +271,11 @@ extension App {
             }
             guard due else { continue }
             guard let next = other else {
-                // Nothing else can play: the one video loops on, and the clock starts again.
-                run.startedAt = now
-                run.startPass = frame.pass
+                // Nothing else can play (or the next entry is this same file again): the video
+                // plays on, the cursor moves (a list with a file twice must not stop there)
+                // and the clock starts again.
+                if upcoming != nil && run.playlist.count > 1 { run.playlist.nextPlayable(failed) }
+                run.restart(at: now, pass: frame.pass)
                 continue
             }
             // Not open yet (a preload only just asked for): the old video plays on meanwhile.
@@ -240,6 +289,16 @@ extension App {
             recomputeTargets()
             reconcile()
         }
+    }
+
+    /// When the loop must wake for a playlist whose video will not wake it (a still picture:
+    /// nothing more is decoded or drawn): the end of its interval, or of its passes.
+    func playlistDeadline(now: Nanos) -> Nanos? {
+        playlists.values.compactMap { run -> Nanos? in
+            guard run.startedAt != nil, let c = run.playlist.current, videos[c]?.isStill == true else { return nil }
+            let length = run.key.interval ?? run.loopsPerVideo.map { Double($0) * PlaylistTiming.stillPass }
+            return length.map { now + Nanos(max(0, $0 - run.seen) * 1e9) }
+        }.min()
     }
 
     /// `ctl next|prev [OUTPUT]`: the runs of the matched outputs move one step; the reply comes
@@ -272,8 +331,7 @@ extension App {
         reconcile()
         let names = matched.filter { h in runs.contains { $0 === run(of: h) } }
         let message = names.map { h in "\(h.name): '\(h.target?.video ?? "")'" + (playlistStatus(h).map { " (\($0.position)/\($0.count))" } ?? "") }
-        let waiting = Set(names.compactMap(\.target?.video).filter { videos[$0]?.isReady != true && failedVideos[$0] == nil })
-        pending.append(PendingReply(client: client, waiting: waiting,
+        pending.append(PendingReply(client: client, waiting: [], playlists: Set(runs.map(\.key.source)),
                                     success: .object([("ok", .bool(true)), ("message", .string(message.joined(separator: ", ")))])))
         resolvePending()
     }
@@ -292,9 +350,11 @@ extension App {
             case .failure(let e):
                 log.notice("playlist '\(source)' changed: \(e); playing on from the list it had")
             case .success(let items):
-                for item in Set(items) where !r.playlist.items.contains(item) && videos[item] == nil {
-                    failedVideos[item] = Preflight.check(item)
-                    if let e = failedVideos[item] { log.scoped("video").error("\(e) (in '\(source)'; skipped)") }
+                // New videos are checked when they come up; one that failed before is tried again.
+                let old = Set(r.playlist.items)
+                for item in Set(items) where !old.contains(item) {
+                    checkedItems.remove(item)
+                    failedVideos[item] = nil
                 }
                 r.playlist.replaceItems(items)
                 r.skipped = []

@@ -19,7 +19,15 @@ extension App {
     /// join) the decoder of a file that none needs any more (once it has been checked).
     func syncVideos() {
         let needed = neededVideos
+        let items = playlistItems
         for path in needed where videos[path] == nil && failedVideos[path] == nil {
+            // A playlist's video is checked when it first comes up (a FIFO or a device would
+            // block its decoder, and joining it the main thread): a bad one is skipped.
+            if items.contains(path) && checkedItems.insert(path).inserted, let e = Preflight.check(path) {
+                log.scoped("video").error("\(e) (in a playlist; skipped)")
+                failedVideos[path] = e
+                continue
+            }
             if !startVideo(path) { exitStatus = .failure }
         }
         // Wanted again: it was not seen while kept, so --release-after counts from now.
@@ -116,6 +124,7 @@ extension App {
             } else if case .failed = h.player.state {
                 let colour: RGB? = { if case .color(let c)? = target.fallback { return c }; return nil }()
                 if previous != nil { h.drawn = nil }
+                h.fade = nil
                 if let colour {
                     if h.solid != colour {
                         h.solid = colour
@@ -152,6 +161,8 @@ extension App {
         var touched = false
         let config = App.configPath(commandLine)
         for path in due.sorted() {
+            // Checked again when it next comes up.
+            checkedItems.remove(path)
             if path == config {
                 log.notice("the config file changed: reloading")
                 _ = reload(replyTo: nil)
@@ -189,7 +200,8 @@ extension App {
     /// output's mode, and the scale mode. A span output counts as the whole canvas at its density.
     func outputsShowing(_ path: String) -> [(size: Size, mode: ScaleMode)] {
         heads.values.compactMap { h in
-            guard let s = h.drawn ?? h.target, s.video == path else { return nil }
+            // The video fading out keeps the scale it has on this output until the fade ends.
+            guard let s = [h.drawn ?? h.target, h.fade?.from].compactMap({ $0 }).first(where: { $0.video == path }) else { return nil }
             let size = h.surface.map(\.bufferSize).flatMap { $0.isEmpty ? nil : $0 } ?? h.output.info.physicalSize
             guard let span = s.span, span.output.width > 0, span.output.height > 0 else { return (size, s.mode.single) }
             return (Size(width: Int((Double(size.width) * span.canvas.width / span.output.width).rounded(.up)),

@@ -189,6 +189,8 @@ final class Clip {
 
     /// The pass the next queued frame belongs to (nil: nothing queued).
     var nextPass: Int? { channel.headPass }
+    /// One frame, shown for ever: nothing more is decoded or queued.
+    var isStill: Bool { channel.isStill }
 
     /// When the next queued frame is due (nil: nothing queued; the decoder will wake us).
     var nextDeadline: Nanos? {

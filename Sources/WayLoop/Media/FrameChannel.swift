@@ -277,10 +277,16 @@ final class FrameChannel: @unchecked Sendable {
         return true
     }
 
-    /// Blocks until stop is requested (a still image needs no more decoding).
+    /// Blocks until stop is requested (a still image needs no more decoding); from then on
+    /// `isStill` says so (a playlist counts its passes by time).
     func waitForStop() {
-        lock.withLock { while !stopRequested { lock.wait() } }
+        lock.withLock {
+            _isStill = true
+            while !stopRequested { lock.wait() }
+        }
     }
+    private var _isStill = false
+    var isStill: Bool { lock.withLock { _isStill } }
 
     // MARK: Main thread
 

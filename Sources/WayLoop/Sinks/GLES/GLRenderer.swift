@@ -307,20 +307,38 @@ final class GLRenderer {
         let s = placement.source
         glUniform4f(uSource, GLfloat(s.x), GLfloat(s.y), GLfloat(s.width), GLfloat(s.height))
         if placement.hasBorders && blended {
-            // A clear is not blended: the bars are a full quad of their colour (the rows' offsets
-            // alone), under the picture.
-            let saved = d
+            // A clear is not blended: the bars are quads of their colour (the rows' offsets
+            // alone), each scissored to a strip outside the picture (blending the colour under
+            // the picture too would darken it mid-fade).
             let c = settings.color
             glUniform4f(uDestination, -1, -1, 2, 2)
             for (r, v) in [c.red, c.green, c.blue].enumerated() { glUniform4f(uRows[r], 0, 0, 0, GLfloat(v) / 255) }
-            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
-            glUniform4f(uDestination, GLfloat(saved.x / bw * 2 - 1), GLfloat(1 - (saved.y + saved.height) / bh * 2),
-                        GLfloat(saved.width / bw * 2), GLfloat(saved.height / bh * 2))
+            glEnable(GLenum(GL_SCISSOR_TEST))
+            for strip in Self.bars(around: d, buffer: buffer) {
+                glScissor(GLint(strip.x), GLint(strip.y), GLsizei(strip.width), GLsizei(strip.height))
+                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            }
+            glDisable(GLenum(GL_SCISSOR_TEST))
+            glUniform4f(uDestination, GLfloat(d.x / bw * 2 - 1), GLfloat(1 - (d.y + d.height) / bh * 2),
+                        GLfloat(d.width / bw * 2), GLfloat(d.height / bh * 2))
         }
         // rgb = brightness · (M · (Y, Cb, Cr) + offset), one vec4 row per channel.
         let m = textures.conversion.matrix, o = textures.conversion.offset, b = GLfloat(1 - settings.dim)
         for r in 0..<3 { glUniform4f(uRows[r], m[r] * b, m[3 + r] * b, m[6 + r] * b, o[r] * b) }
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+    }
+
+    /// The bars around a picture at `d` (output pixels, origin top-left) as GL scissor boxes
+    /// (origin bottom-left): above, below, left and right of it, the empty ones left out.
+    static func bars(around d: Rect, buffer: Size) -> [PixelRect] {
+        let x0 = max(0, Int(d.x.rounded())), x1 = min(buffer.width, Int((d.x + d.width).rounded()))
+        let y0 = max(0, Int(d.y.rounded())), y1 = min(buffer.height, Int((d.y + d.height).rounded()))
+        let h = buffer.height
+        return [PixelRect(x: 0, y: h - y0, width: buffer.width, height: y0),                 // above
+                PixelRect(x: 0, y: 0, width: buffer.width, height: h - y1),                  // below
+                PixelRect(x: 0, y: h - y1, width: x0, height: y1 - y0),                      // left
+                PixelRect(x: x1, y: h - y1, width: buffer.width - x1, height: y1 - y0)]      // right
+            .filter { !$0.isEmpty }
     }
 
     /// One texel per pixel, on whole-pixel offsets: NEAREST gives exactly what LINEAR would.

@@ -155,7 +155,14 @@ final class ShmConverter {
         }
         let format = picture.frame.pointee.format
         let layout = ShmLayout.compute(video: picture.size, buffer: buffer.size, mode: key.mode, span: key.span)
-        guard !layout.source.isEmpty, !layout.destination.isEmpty else { return }
+        guard !layout.source.isEmpty, !layout.destination.isEmpty else {
+            // Nothing of the picture here: the bar colour alone.
+            if layout.hasBorders && buffer.bars.map({ !$0.rect.isEmpty || $0.colour != key.color }) ?? true {
+                buffer.fill(key.color)
+                buffer.bars = (layout.destination, key.color)
+            }
+            return
+        }
         // A crop that starts between two chroma samples (an odd luma column or row of 4:2:0)
         // converts from the sample before it, one pixel more, into one pixel before the
         // destination: the buffer's spare row and row padding take that pixel (a crop starts at

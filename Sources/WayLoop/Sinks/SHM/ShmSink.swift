@@ -74,7 +74,11 @@ final class ShmSink: Sink {
         if let f = fading, f.picture.orientation == picture.orientation {
             let oldKey = self.key(f.picture, f.settings, surface)
             guard let old = try device.pictures(of: f.picture.clip).buffer(for: oldKey, picture: f.picture, device: device, now: now),
-                  let mixed = try fadeBuffer(key.size) else { throw SinkError.waiting }
+                  let mixed = try fadeBuffer(key.size) else {
+                // Draw again after a release (not at once: nothing frees a buffer meanwhile).
+                blocked = (device.releases, key, picture.clip)
+                throw SinkError.waiting
+            }
             csys_blend(mixed.data.assumingMemoryBound(to: UInt8.self), old.data.assumingMemoryBound(to: UInt8.self),
                        buffer.data.assumingMemoryBound(to: UInt8.self), UInt(mixed.stride * mixed.size.height),
                        UInt32((f.weight * 256).rounded()))
