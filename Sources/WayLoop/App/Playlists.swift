@@ -242,7 +242,8 @@ extension App {
             if failed(current) {
                 // Its error line was said when it failed; the next playable one takes over.
                 if let next = run.playlist.upcomingPlayable(failed), next != current {
-                    if run.skipped.insert(current).inserted { log.notice("playlist '\(run.key.source)': skipping '\(current)'") }
+                    // (debug: the failure's own error line is the one line a user sees)
+                    if run.skipped.insert(current).inserted { log.debug("playlist '\(run.key.source)': skipping '\(current)'") }
                     run.playlist.nextPlayable(failed)
                     run.startedAt = nil
                     switched = true
@@ -302,7 +303,7 @@ extension App {
     }
 
     /// `ctl next|prev [OUTPUT]`: the runs of the matched outputs move one step; the reply comes
-    /// once the new video is ready (it is then on screen at the next frame callback).
+    /// once the new video is on screen.
     func stepPlaylists(_ pattern: String?, forward: Bool, client: Int) {
         let matched = matching(pattern)
         if let pattern, matched.isEmpty {
@@ -312,8 +313,8 @@ extension App {
         var runs: [PlaylistRun] = []
         for h in matched { if let r = run(of: h), !runs.contains(where: { $0 === r }) { runs.append(r) } }
         guard !runs.isEmpty else {
-            let who = pattern.map { "'\($0)' plays" } ?? "no output plays"
-            control?.reply(to: client, ControlError.refused("\(pattern == nil ? who : who + " no") playlist (name a directory or a playlist file as its video)").reply)
+            let who = pattern.map { "'\($0)' plays no playlist" } ?? "no output plays a playlist"
+            control?.reply(to: client, ControlError.refused("\(who) (name a directory or a playlist file as its video)").reply)
             return
         }
         let failed: (String) -> Bool = { self.failedVideos[$0] != nil }
