@@ -221,8 +221,9 @@ public enum CtlParser {
             while i < rest.count {
                 let a = rest[i]
                 switch a {
-                case "--shuffle", "--no-shuffle":
-                    e.shuffle = a == "--shuffle"
+                case _ where EntrySettings.switchFlag(a) != nil:
+                    let (setting, v) = EntrySettings.switchFlag(a)!
+                    _ = setting.set(v, in: &e)
                 case _ where EntrySettings.flag(a) != nil:
                     let setting = EntrySettings.flag(a)!, v = try value(a)
                     guard setting.set(v, in: &e) else { throw .badValue(option: a, value: v, expected: setting.expected) }

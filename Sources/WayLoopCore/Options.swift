@@ -394,10 +394,9 @@ public enum OptionParser {
                 let v = try value(arg)
                 if current.video != nil { throw .unexpectedArgument(v) }
                 current.video = v
-            case "--shuffle":
-                current.shuffle = true
-            case "--no-shuffle":
-                current.shuffle = false
+            case _ where EntrySettings.switchFlag(arg) != nil:
+                let (setting, v) = EntrySettings.switchFlag(arg)!
+                _ = setting.set(v, in: &current)
             case _ where EntrySettings.flag(arg) != nil:
                 let setting = EntrySettings.flag(arg)!, v = try value(arg)
                 guard setting.set(v, in: &current) else { throw .badValue(option: arg, value: v, expected: setting.expected) }

@@ -10,6 +10,8 @@ public struct EntrySetting: Sendable {
     public let aliases: [String]
     /// Its flags on the command line and in `ctl set` (none: config file only).
     public let flags: [String]
+    /// Flags that take no value and set this one (`--shuffle` is `yes`, `--no-shuffle` `no`).
+    public let switches: [(flag: String, value: String)]
     /// What a value must be: "one of fill, fit, stretch, center, tile, span, span-fit".
     public let expected: String
     /// A JSON number in the control protocol (else a string).
@@ -17,11 +19,13 @@ public struct EntrySetting: Sendable {
     private let parse: @Sendable (inout OutputEntry, String) -> Bool
     private let render: @Sendable (OutputEntry) -> String?
 
-    init(_ key: String, aliases: [String] = [], flags: [String], expected: String, numeric: Bool = false,
+    init(_ key: String, aliases: [String] = [], flags: [String], switches: [(flag: String, value: String)] = [],
+         expected: String, numeric: Bool = false,
          parse: @escaping @Sendable (inout OutputEntry, String) -> Bool, render: @escaping @Sendable (OutputEntry) -> String?) {
         self.key = key
         self.aliases = aliases
         self.flags = flags
+        self.switches = switches
         self.expected = expected
         self.numeric = numeric
         self.parse = parse
@@ -81,8 +85,9 @@ public enum EntrySettings {
                                                return true
                                            },
                                            render: { $0.loops.map { "\($0)" } })
-    /// `--shuffle` on the command line and in `ctl set` (no value); `shuffle = yes` in the config file.
-    public static let shuffle = EntrySetting("shuffle", flags: [], expected: "yes or no",
+    /// `--shuffle` / `--no-shuffle` on the command line and in `ctl set`; `shuffle = yes` in the config file.
+    public static let shuffle = EntrySetting("shuffle", flags: [], switches: [("--shuffle", "yes"), ("--no-shuffle", "no")],
+                                             expected: "yes or no",
                                              parse: { e, v in yesNo(v).map { e.shuffle = $0 } != nil },
                                              render: { $0.shuffle.map { $0 ? "yes" : "no" } })
     public static let transition = EntrySetting("transition", flags: ["--transition"], expected: Transition.expected,
@@ -95,8 +100,13 @@ public enum EntrySettings {
     public static func flag(_ f: String) -> EntrySetting? { all.first { $0.flags.contains(f) } }
     /// The setting a config key names.
     public static func key(_ k: String) -> EntrySetting? { all.first { $0.key == k || $0.aliases.contains(k) } }
-    /// The settings `ctl set` and the control protocol take (those with flags, and `--shuffle`).
-    public static var runtime: [EntrySetting] { all.filter { !$0.flags.isEmpty || $0.key == shuffle.key } }
+    /// The setting a value-less flag sets, and the value it stands for (`--shuffle`: yes).
+    public static func switchFlag(_ f: String) -> (setting: EntrySetting, value: String)? {
+        for s in all { if let sw = s.switches.first(where: { $0.flag == f }) { return (s, sw.value) } }
+        return nil
+    }
+    /// The settings `ctl set` and the control protocol take (those with flags or switches).
+    public static var runtime: [EntrySetting] { all.filter { !$0.flags.isEmpty || !$0.switches.isEmpty } }
 
     static func yesNo(_ s: String) -> Bool? {
         switch s.lowercased() {

@@ -409,8 +409,9 @@ final class App {
             }
             if needsReconcile && exitStatus == nil { reconcile() }
             if exitStatus == nil {
-                advancePlaylists(now: Sys.now())
-                tick(now: Sys.now())
+                let now = Sys.now()
+                advancePlaylists(now: now)
+                tick(now: now)
             }
         }
         return exitStatus ?? .ok

@@ -178,7 +178,8 @@ extension App {
                 return t.video
             })
             let open = p.waiting.union(played).contains { path in
-                guard failedVideos[path] == nil, let v = videos[path] else { return played.contains(path) && videos[path] == nil }
+                // A playlist's video not open yet is about to be (it is needed): wait for it.
+                guard failedVideos[path] == nil, let v = videos[path] else { return played.contains(path) }
                 return !v.isReady || !isOnScreen(path)
             }
             if open {
@@ -270,10 +271,11 @@ extension App: ControlServerDelegate {
         case .set(let entry):
             set(entry, client: client)
 
-        case .next(let pattern), .prev(let pattern):
-            if case .next = request { stepPlaylists(pattern, forward: true, client: client) } else {
-                stepPlaylists(pattern, forward: false, client: client)
-            }
+        case .next(let pattern):
+            stepPlaylists(pattern, forward: true, client: client)
+
+        case .prev(let pattern):
+            stepPlaylists(pattern, forward: false, client: client)
 
         case .reload:
             log.notice("reloading the config file (wayloop ctl reload)")
@@ -344,13 +346,12 @@ extension App: ControlServerDelegate {
         let what = entry.video.map { "'\($0)'" } ?? "new settings"
         let target = pattern ?? "every output"
         log.notice("\(target): \(what) (wayloop ctl set)")
-        // A playlist is waited for by the video its outputs now play.
+        // A playlist is waited for by the video its outputs play when the reply is weighed.
         // The named video is waited for until it is on screen, ready or not (a recent one, or
         // one another output shows); a fallback only until it is open.
         var waiting = Set(entry.video.map { playlistKind($0) ? [] : [$0] } ?? [])
         if case .video(let f)? = entry.fallback, videos[f]?.isReady != true { waiting.insert(f) }
-        let sources = Set(paths.filter(playlistKind)).map { Paths.absolute($0, in: Sys.currentDirectory, home: Sys.env("HOME")) }
-        var p = PendingReply(client: client, waiting: waiting, playlists: Set(sources),
+        var p = PendingReply(client: client, waiting: waiting, playlists: Set(paths.filter(playlistKind).map(PlaylistSource.canonical)),
                              success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)"))]))
         // The new video failed: the override goes, and the old video plays on.
         p.onFailure = { [weak self] _ in

@@ -155,13 +155,13 @@ extension App {
     /// unpresented (a frame callback outstanding, or a user pause, does not hide a picture).
     func isSeen(_ v: Clip) -> Bool {
         heads.values.contains { h in
-            h.surface != nil && (h.drawn?.video == v.path || h.fade?.from.video == v.path)
+            h.surface != nil && h.shows(v.path)
                 && !h.player.pauseReasons.contains(.hidden) && !h.player.pauseReasons.contains(.fullscreen)
         }
     }
 
     /// No output showing `v` can take a frame: all hidden, covered or paused for a reason.
     func isHidden(_ v: Clip) -> Bool {
-        !heads.values.contains { $0.canTakeFrame && ($0.drawn?.video == v.path || $0.fade?.from.video == v.path) }
+        !heads.values.contains { $0.canTakeFrame && $0.shows(v.path) }
     }
 }

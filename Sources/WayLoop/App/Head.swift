@@ -34,6 +34,8 @@ final class Head {
     var nextTransition: Transition?
     /// idle, loading, playing, paused(reason), failed.
     var player = PlayerStateMachine()
+    /// It draws `path`, or fades it out.
+    func shows(_ path: String) -> Bool { drawn?.video == path || fade?.from.video == path }
     /// Drawing is paused (user, fullscreen, battery); `hidden` stops by itself (no callbacks).
     var drawPaused: Bool { player.pauseReasons.contains { $0 != .hidden } }
     /// Can take a new frame now: configured, presented, not paused.

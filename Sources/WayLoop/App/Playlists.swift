@@ -17,11 +17,11 @@ final class PlaylistRun {
     }
     let key: Key
     var playlist: Playlist
-    /// When the current video was first on screen, and the pass it was in then.
-    var startedAt: Nanos?
+    /// The pass the current video was in when it came on screen.
     var startPass = 0
     /// Seconds the current video has been seen (an interval counts only those: a covered or
-    /// paused wallpaper does not switch, and opens nothing), and when that was last added to.
+    /// paused wallpaper does not switch, and opens nothing), and when that was last added to
+    /// (nil: the current video is not on screen yet; its clock starts when it is).
     var seen = 0.0
     var lastSeenTick: Nanos?
     /// The next video, opened ahead of the switch (nil: not yet due, or nothing else to play).
@@ -41,13 +41,12 @@ final class PlaylistRun {
 
     /// Seconds to the next switch on an interval (nil: no interval, or not on screen yet).
     func remaining(now: Nanos) -> Double? {
-        guard let interval = key.interval, startedAt != nil else { return nil }
+        guard let interval = key.interval, lastSeenTick != nil else { return nil }
         return max(0, interval - seen)
     }
 
     /// A new video is on screen (or the clock starts again): nothing seen of it yet.
     func restart(at now: Nanos, pass: Int) {
-        startedAt = now
         startPass = pass
         seen = 0
         lastSeenTick = now
@@ -59,11 +58,17 @@ final class PlaylistRun {
             for _ in 0..<playlist.count where playlist.current != playing { playlist.next() }
         }
         if playlist.current == playing {
-            startedAt = old.startedAt
             startPass = old.startPass
             seen = old.seen
             lastSeenTick = old.lastSeenTick
         }
+    }
+
+    /// The cursor moved: the new video's clock starts when it is on screen, and what was opened
+    /// ahead for the old position is not needed any more.
+    func moved() {
+        lastSeenTick = nil
+        preload = nil
     }
 }
 
@@ -79,6 +84,12 @@ enum PlaylistSource {
         return (st.st_mode & S_IFMT) == S_IFREG && PlaylistFile.isPlaylist(path)
     }
 
+    /// The one name of a playlist: absolute (against the working directory, `~/` expanded), no
+    /// trailing slash. It keys the run, the watch and the replies that wait for it.
+    static func canonical(_ path: String) -> String {
+        Paths.absolute(path, in: Sys.currentDirectory, home: Sys.env("HOME"))
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(Sys.cPath(path), &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
@@ -90,7 +101,7 @@ enum PlaylistSource {
     static func items(_ source: String, log: Logger?) -> Result<[String], VideoError> {
         let home = Sys.env("HOME")
         var paths: [String]
-        let source = Paths.absolute(source, in: Sys.currentDirectory, home: home)
+        let source = canonical(source)
         if isDirectory(source) {
             let names = Sys.fileNames(in: source).filter { name in
                 guard let dot = name.lastIndex(of: "."), !name.hasPrefix(".") else { return false }
@@ -164,8 +175,7 @@ extension App {
     func targetSettings(_ o: Output) -> OutputSettings? {
         guard var s = options.settings(forOutput: o.info.name, description: o.info.description) else { return nil }
         guard failedVideos[s.video] == nil, playlistKind(s.video) else { return s }
-        // One name per playlist: absolute, no trailing slash (it keys the run and the watch).
-        let source = Paths.absolute(s.video, in: Sys.currentDirectory, home: Sys.env("HOME"))
+        let source = PlaylistSource.canonical(s.video)
         let key = PlaylistRun.Key(source: source, shuffle: s.shuffle, interval: s.interval, loops: s.loops)
         let run: PlaylistRun
         if let r = playlists[key] { run = r } else {
@@ -219,7 +229,7 @@ extension App {
     func isUnplayable(_ path: String) -> Bool {
         if failedVideos[path] != nil { return true }
         guard playlistKind(path) else { return false }
-        let source = Paths.absolute(path, in: Sys.currentDirectory, home: Sys.env("HOME"))
+        let source = PlaylistSource.canonical(path)
         let runs = playlists.values.filter { $0.key.source == source }
         return !runs.isEmpty && runs.allSatisfy { $0.playlist.items.allSatisfy { failedVideos[$0] != nil } }
     }
@@ -245,14 +255,14 @@ extension App {
                     // (debug: the failure's own error line is the one line a user sees)
                     if run.skipped.insert(current).inserted { log.debug("playlist '\(run.key.source)': skipping '\(current)'") }
                     run.playlist.nextPlayable(failed)
-                    run.startedAt = nil
+                    run.moved()
                     switched = true
                 }
                 continue
             }
             guard let v = videos[current], v.isReady, let frame = v.current,
                   shown.contains(where: { $0.drawn?.video == current }) else { continue }
-            if run.startedAt == nil || frame.pass < run.startPass { run.restart(at: now, pass: frame.pass) }
+            if run.lastSeenTick == nil || frame.pass < run.startPass { run.restart(at: now, pass: frame.pass) }
             // Seen: some output showing it is neither paused nor unpresented (covered by a
             // fullscreen window counts as paused).
             if shown.contains(where: { $0.drawn?.video == current && !$0.drawPaused && !$0.player.pauseReasons.contains(.hidden) }) {
@@ -282,8 +292,7 @@ extension App {
             // Not open yet (a preload only just asked for): the old video plays on meanwhile.
             guard videos[next]?.isReady == true else { continue }
             run.playlist.nextPlayable(failed)
-            run.startedAt = nil
-            run.preload = nil
+            run.moved()
             switched = true
         }
         if switched {
@@ -296,7 +305,7 @@ extension App {
     /// nothing more is decoded or drawn): the end of its interval, or of its passes.
     func playlistDeadline(now: Nanos) -> Nanos? {
         playlists.values.compactMap { run -> Nanos? in
-            guard run.startedAt != nil, let c = run.playlist.current, videos[c]?.isStill == true else { return nil }
+            guard run.lastSeenTick != nil, let c = run.playlist.current, videos[c]?.isStill == true else { return nil }
             let length = run.key.interval ?? run.loopsPerVideo.map { Double($0) * PlaylistTiming.stillPass }
             return length.map { now + Nanos(max(0, $0 - run.seen) * 1e9) }
         }.min()
@@ -325,8 +334,7 @@ extension App {
                 var steps = 0
                 repeat { r.playlist.prev(); steps += 1 } while r.playlist.current.map(failed) == true && steps < r.playlist.count
             }
-            r.startedAt = nil
-            r.preload = nil
+            r.moved()
         }
         recomputeTargets()
         reconcile()

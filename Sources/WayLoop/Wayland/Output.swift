@@ -18,18 +18,17 @@ struct OutputInfo: Equatable {
     var transform: Int32 = 0
     /// Where the output sits in the compositor's layout (wl_output.geometry x, y), and its
     /// logical rectangle from xdg-output when the compositor sends one (fractional scales).
-    var position = (x: 0, y: 0)
-    var logicalPosition: (x: Int, y: Int)?
+    struct Point: Equatable {
+        var x = 0, y = 0
+    }
+    var position = Point()
+    var logicalPosition: Point?
     var logicalSize: Size?
     /// The output's rectangle in layout coordinates (`-m span` builds its canvas from these).
     var logicalRect: Rect {
         let p = logicalPosition ?? position
         let size = logicalSize ?? Size(width: physicalSize.width / Int(max(1, scale)), height: physicalSize.height / Int(max(1, scale)))
         return Rect(x: Double(p.x), y: Double(p.y), width: Double(size.width), height: Double(size.height))
-    }
-    static func == (a: OutputInfo, b: OutputInfo) -> Bool {
-        a.name == b.name && a.description == b.description && a.make == b.make && a.model == b.model && a.scale == b.scale
-            && a.modeSize == b.modeSize && a.refresh == b.refresh && a.transform == b.transform && a.logicalRect == b.logicalRect
     }
     /// The mode as the output shows it: turned a quarter (transform 90/270, flipped or not) swaps it.
     var physicalSize: Size { transform % 2 == 1 ? Size(width: modeSize.height, height: modeSize.width) : modeSize }
@@ -87,7 +86,7 @@ final class Output {
     }
 
     fileprivate func geometry(x: Int32, y: Int32, make: String, model: String, transform: Int32) {
-        pending.position = (Int(x), Int(y))
+        pending.position = OutputInfo.Point(x: Int(x), y: Int(y))
         pending.make = make
         pending.model = model
         pending.transform = transform
@@ -100,7 +99,7 @@ final class Output {
     }
 
     fileprivate func scale(_ factor: Int32) { pending.scale = max(1, factor) }
-    fileprivate func logical(x: Int32, y: Int32) { pending.logicalPosition = (Int(x), Int(y)) }
+    fileprivate func logical(x: Int32, y: Int32) { pending.logicalPosition = OutputInfo.Point(x: Int(x), y: Int(y)) }
     fileprivate func logical(width: Int32, height: Int32) { pending.logicalSize = Size(width: Int(width), height: Int(height)) }
     /// xdg_output.done (versions 1 and 2 send it after their events; 3 leaves it to wl_output.done).
     fileprivate func xdgDone() { if isDone { commit() } }

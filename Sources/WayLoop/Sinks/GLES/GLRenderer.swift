@@ -293,6 +293,21 @@ final class GLRenderer {
         textures.orientationMatrix.withUnsafeBufferPointer {
             glUniformMatrix3fv(uOrientation, 1, GLboolean(GL_FALSE), $0.baseAddress)
         }
+        if placement.hasBorders && blended {
+            // A clear is not blended: the bars are quads of their colour (the rows' offsets
+            // alone), each scissored to a strip outside the picture (blending the colour under
+            // the picture too would darken it mid-fade). Drawn before the picture's own
+            // destination and rows are set.
+            let c = settings.color
+            glUniform4f(uDestination, -1, -1, 2, 2)
+            for (r, v) in [c.red, c.green, c.blue].enumerated() { glUniform4f(uRows[r], 0, 0, 0, GLfloat(v) / 255) }
+            glEnable(GLenum(GL_SCISSOR_TEST))
+            for strip in Self.bars(around: placement.destination, buffer: buffer) {
+                glScissor(GLint(strip.x), GLint(strip.y), GLsizei(strip.width), GLsizei(strip.height))
+                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            }
+            glDisable(GLenum(GL_SCISSOR_TEST))
+        }
         // Destination in clip space (y up); the vertex shader flips the quad's y.
         let d = placement.destination
         let bw = Double(buffer.width), bh = Double(buffer.height)
@@ -306,22 +321,6 @@ final class GLRenderer {
         }
         let s = placement.source
         glUniform4f(uSource, GLfloat(s.x), GLfloat(s.y), GLfloat(s.width), GLfloat(s.height))
-        if placement.hasBorders && blended {
-            // A clear is not blended: the bars are quads of their colour (the rows' offsets
-            // alone), each scissored to a strip outside the picture (blending the colour under
-            // the picture too would darken it mid-fade).
-            let c = settings.color
-            glUniform4f(uDestination, -1, -1, 2, 2)
-            for (r, v) in [c.red, c.green, c.blue].enumerated() { glUniform4f(uRows[r], 0, 0, 0, GLfloat(v) / 255) }
-            glEnable(GLenum(GL_SCISSOR_TEST))
-            for strip in Self.bars(around: d, buffer: buffer) {
-                glScissor(GLint(strip.x), GLint(strip.y), GLsizei(strip.width), GLsizei(strip.height))
-                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
-            }
-            glDisable(GLenum(GL_SCISSOR_TEST))
-            glUniform4f(uDestination, GLfloat(d.x / bw * 2 - 1), GLfloat(1 - (d.y + d.height) / bh * 2),
-                        GLfloat(d.width / bw * 2), GLfloat(d.height / bh * 2))
-        }
         // rgb = brightness · (M · (Y, Cb, Cr) + offset), one vec4 row per channel.
         let m = textures.conversion.matrix, o = textures.conversion.offset, b = GLfloat(1 - settings.dim)
         for r in 0..<3 { glUniform4f(uRows[r], m[r] * b, m[3 + r] * b, m[6 + r] * b, o[r] * b) }

@@ -97,12 +97,12 @@ final class ShmSink: Sink {
 }
 
 extension ShmSink {
-    /// A free buffer of `size` for a blended picture: three at most (one shown, one released
-    /// late, one to write).
+    /// A free buffer of `size` for a blended picture: as many as a picture's ring (one shown,
+    /// one released late, one to write).
     private func fadeBuffer(_ size: Size) throws(SinkError) -> ShmBuffer? {
         fadeBuffers.removeAll { $0.size != size && !$0.busy }
         if let b = fadeBuffers.first(where: { !$0.busy }) { return b }
-        guard fadeBuffers.count < 3 else { return nil }
+        guard fadeBuffers.count < ShmPictures.ringLimit else { return nil }
         let b = try device.makeBuffer(size)
         fadeBuffers.append(b)
         return b
