@@ -30,49 +30,6 @@ struct VideoInfo: Sendable, CustomStringConvertible {
     }
 }
 
-/// Why a video cannot be played. Each case renders as one line naming the file and the reason.
-enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
-    case notFound(String)
-    /// A bare name found neither where it was given nor in the wayloop data directories.
-    case nameNotFound(String, places: String)
-    case isDirectory(String)
-    case unreadable(String, reason: String)
-    case empty(String)
-    case notAVideo(String, reason: String)
-    case noVideoStream(String)
-    case unsupportedCodec(String, codec: String)
-    case decodeFailed(String, reason: String)
-    /// A directory or playlist file with nothing playable in it.
-    case noVideos(String, directory: Bool, reason: String)
-
-    var description: String {
-        switch self {
-        case .notFound(let p): return "'\(p)': no such file"
-        case .nameNotFound(let n, let places): return "'\(n)': no such file (looked for '\(n)' and '\(n).*' in \(places))"
-        case .isDirectory(let p): return "'\(p)': is a directory, not a video file"
-        case .unreadable(let p, let r): return "'\(p)': cannot read it: \(r)"
-        case .empty(let p): return "'\(p)': the file is empty"
-        case .notAVideo(let p, let r): return "'\(p)': not a playable video file (\(r))"
-        case .noVideoStream(let p): return "'\(p)': has no video stream (audio only?)"
-        case .unsupportedCodec(let p, let c):
-            return "'\(p)': its video codec (\(c)) has no decoder in this FFmpeg build"
-        case .decodeFailed(let p, let r): return "'\(p)': no frame could be decoded (\(r))"
-        case .noVideos(let p, let d, let r): return "'\(p)': a \(d ? "directory" : "playlist") with no video to play (\(r))"
-        }
-    }
-}
-
-extension VideoError {
-    /// The state machine's kind: missing, not playable, or failed while decoding.
-    var failureKind: FailureKind {
-        switch self {
-        case .notFound, .nameNotFound: return .resourceNotFound
-        case .decodeFailed: return .playbackFailed
-        default: return .invalidResource
-        }
-    }
-}
-
 enum DecoderStatus: Sendable {
     case opening
     case ready(VideoInfo)

@@ -1,0 +1,361 @@
+// The director's rules, one table row per behaviour the README promises: which decoders run
+// (needed, kept for a switch back, stopped, the --keep-recent and --cache-mb bounds), what an
+// output draws (switch when ready, fade from a picture on screen, keep the old video when the
+// new one fails, the last picture of a broken video, a fallback video or colour, no surface),
+// when a request is answered, what --release-after and memory pressure give back, when the
+// process stops because nothing can play, and a playlist run's switches. No compositor.
+import WayLoopCore
+import XCTest
+
+private func settings(_ video: String, fallback: Fallback? = nil, transition: Transition = .standard,
+                      playlist: String? = nil) -> OutputSettings {
+    var s = OutputSettings(video: video, fallback: fallback, transition: transition)
+    s.playlist = playlist
+    return s
+}
+
+private func head(_ id: UInt32 = 1, target: OutputSettings?, drawn: OutputSettings? = nil, surface: Bool = true,
+                  configure: (inout HeadView) -> Void = { _ in }) -> HeadView {
+    var h = HeadView(id: id, target: target, drawn: drawn)
+    h.hasSurface = surface
+    h.sinkReady = surface
+    h.configured = surface
+    h.canTakeFrame = surface
+    h.presented = drawn?.video
+    configure(&h)
+    return h
+}
+
+private let missing = VideoError.notFound("/v/missing.mp4")
+private let broken = VideoError.decodeFailed("/v/a.mp4", reason: "garbage")
+
+private func playing(frame: Bool = true, bytes: Int = 0) -> VideoFacts {
+    var v = VideoFacts.ready
+    v.hasFrame = frame
+    v.heldBytes = bytes
+    return v
+}
+
+private func failedVideo(_ e: VideoError) -> VideoFacts { VideoFacts(failure: e) }
+
+final class DirectorTests: XCTestCase {
+    // MARK: What each output draws
+
+    func testReconcileTable() {
+        let a = settings("/v/a.mp4"), b = settings("/v/b.mp4")
+        let noFade = settings("/v/b.mp4", transition: .none)
+        let bWithFallbackVideo = settings("/v/b.mp4", fallback: .video("/v/f.mp4"))
+        let bWithColour = settings("/v/b.mp4", fallback: .color(RGB(red: 1, green: 2, blue: 3)))
+        var dimmed = a
+        dimmed.dim = 0.5
+        typealias Row = (what: String, head: HeadView, videos: [String: VideoFacts], want: [HeadEffect])
+        let rows: [Row] = [
+            ("no entry names a video for it: the surface goes, the player unloads",
+             head(target: nil, drawn: a), ["/v/a.mp4": playing()], [.dropSurface, .setDrawn(nil), .setSolid(nil), .event(.unload)]),
+            ("nothing assigned and nothing shown: only the state machine hears it",
+             head(target: nil, surface: false), [:], [.event(.unload)]),
+            ("a new output: its video is opening, it shows nothing yet (no black frame)",
+             head(target: a, surface: false), ["/v/a.mp4": .opening], [.event(.load), .ensureSurface]),
+            ("its video is ready: it is drawn, the surface is made",
+             head(target: a, surface: false), ["/v/a.mp4": playing()],
+             [.consumeTransition, .cancelFade, .setDrawn(a), .setSolid(nil), .switched(to: "/v/a.mp4", announce: false), .invalidate,
+              .updatePause, .markPlaying, .ensureSurface]),
+            ("a switch waits for the new video: the old one plays on meanwhile",
+             head(target: b, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": .opening], [.markPlaying, .ensureSurface]),
+            ("the new video is ready: it fades in over the picture on screen",
+             head(target: b, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
+             [.consumeTransition, .startFade(from: a, seconds: 0.5), .setDrawn(b), .setSolid(nil), .switched(to: "/v/b.mp4", announce: true),
+              .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+            ("--transition none cuts",
+             head(target: noFade, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
+             [.consumeTransition, .cancelFade, .setDrawn(noFade), .setSolid(nil), .switched(to: "/v/b.mp4", announce: true),
+              .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+            ("ctl set --transition none: the one-switch transition wins over the settings'",
+             head(target: b, drawn: a) { $0.nextTransition = Transition.none }, ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
+             [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .switched(to: "/v/b.mp4", announce: true),
+              .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+            ("paused: a switch cuts (a still mix would stay on screen)",
+             head(target: b, drawn: a) { $0.drawPaused = true }, ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
+             [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .switched(to: "/v/b.mp4", announce: true),
+              .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+            ("no picture of the old video on screen: nothing to fade from",
+             head(target: b, drawn: a), ["/v/a.mp4": playing(frame: false), "/v/b.mp4": playing()],
+             [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .switched(to: "/v/b.mp4", announce: true),
+              .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+            ("new settings for the video it plays (dim): drawn again, no switch",
+             head(target: dimmed, drawn: a), ["/v/a.mp4": playing()], [.setDrawn(dimmed), .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+            ("the same video asked for again: a one-switch transition is not kept",
+             head(target: a, drawn: a) { $0.nextTransition = .fade(2) }, ["/v/a.mp4": playing()], [.consumeTransition, .markPlaying, .ensureSurface]),
+            ("ctl set to a file that fails: the old video plays on",
+             head(target: b, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": failedVideo(missing)], []),
+            ("the video on screen breaks: its last picture stays, the state says so",
+             head(target: a, drawn: a), ["/v/a.mp4": failedVideo(broken)],
+             [.event(.fail(.playbackFailed, "\(broken); showing its last picture until the file changes"))]),
+            ("a bare output whose video cannot be played fails and shows nothing",
+             head(target: b, surface: false), ["/v/b.mp4": failedVideo(missing)],
+             [.event(.fail(.resourceNotFound, "\(missing)")), .cancelFade, .dropSurface, .setSolid(nil), .ensureSurface]),
+            ("its fallback video plays instead (once ready)",
+             head(target: bWithFallbackVideo, surface: false), ["/v/b.mp4": failedVideo(missing), "/v/f.mp4": playing()],
+             {
+                 var f = bWithFallbackVideo
+                 f.video = "/v/f.mp4"
+                 return [.event(.fail(.resourceNotFound, "\(missing)")), .consumeTransition, .cancelFade, .setDrawn(f), .setSolid(nil),
+                         .switched(to: "/v/f.mp4", announce: false), .invalidate, .updatePause, .ensureSurface]
+             }()),
+            ("its fallback colour shows",
+             head(target: bWithColour, surface: false), ["/v/b.mp4": failedVideo(missing)],
+             [.event(.fail(.resourceNotFound, "\(missing)")), .cancelFade, .setSolid(RGB(red: 1, green: 2, blue: 3)), .invalidate, .ensureSurface]),
+            ("the fallback colour already shows: not drawn again",
+             head(target: bWithColour) { $0.solid = RGB(red: 1, green: 2, blue: 3) }, ["/v/b.mp4": failedVideo(missing)],
+             [.event(.fail(.resourceNotFound, "\(missing)")), .cancelFade, .ensureSurface]),
+            ("the fallback colour shows and the video is fixed: it opens, the colour stays until it is ready",
+             head(target: bWithColour) { $0.solid = RGB(red: 1, green: 2, blue: 3) }, ["/v/b.mp4": .opening], [.ensureSurface]),
+        ]
+        for r in rows {
+            XCTAssertEqual(Director.reconcile(r.head, World(heads: [r.head], videos: r.videos)), r.want, r.what)
+        }
+    }
+
+    // MARK: Which decoders run
+
+    func testNeededVideos() {
+        let a = settings("/v/a.mp4"), b = settings("/v/b.mp4", fallback: .video("/v/f.mp4"))
+        let rows: [(what: String, heads: [HeadView], videos: [String: VideoFacts], preloads: Set<String>, want: Set<String>)] = [
+            ("targets and what is drawn", [head(target: b, drawn: a)], [:], [], ["/v/a.mp4", "/v/b.mp4"]),
+            ("a failed target needs its fallback video", [head(target: b)], ["/v/b.mp4": failedVideo(missing)], [], ["/v/f.mp4"]),
+            ("the video fading out", [head(target: b, drawn: b) { $0.fadeFrom = a }], [:], [], ["/v/a.mp4", "/v/b.mp4"]),
+            ("a playlist's next video opened ahead (not when it failed)", [head(target: a)], ["/v/x.mp4": failedVideo(missing)],
+             ["/v/n.mp4", "/v/x.mp4"], ["/v/a.mp4", "/v/n.mp4"]),
+        ]
+        for r in rows {
+            XCTAssertEqual(Director.needed(World(heads: r.heads, videos: r.videos, preloads: r.preloads)), r.want, r.what)
+        }
+    }
+
+    func testSyncVideosTable() {
+        let a = settings("/v/a.mp4")
+        let heads = [head(target: a, drawn: a)]
+        typealias Row = (what: String, videos: [String: VideoFacts], recent: [String], items: Set<String>, started: Bool,
+                         keep: Int, budget: Int, want: [VideoEffect])
+        var released = VideoFacts.ready
+        released.released = true
+        var checked = VideoFacts()
+        checked.checked = true
+        let rows: [Row] = [
+            ("a needed video opens", [:], [], [], true, 3, 1 << 30, [.open("/v/a.mp4", check: false)]),
+            ("a playlist's video is checked first (once)", [:], [], ["/v/a.mp4"], true, 3, 1 << 30, [.open("/v/a.mp4", check: true)]),
+            ("... and not checked again", ["/v/a.mp4": checked], [], ["/v/a.mp4"], true, 3, 1 << 30, [.open("/v/a.mp4", check: false)]),
+            ("a failed one is not opened again", ["/v/a.mp4": failedVideo(missing)], [], [], true, 3, 1 << 30, []),
+            ("one nobody shows is kept for a switch back", ["/v/a.mp4": .ready, "/v/old.mp4": .ready], [], [], true, 3, 1 << 30,
+             [.keep("/v/old.mp4")]),
+            ("already kept: nothing to do", ["/v/a.mp4": .ready, "/v/old.mp4": keptReady()], ["/v/old.mp4"], [], true, 3, 1 << 30, []),
+            ("--keep-recent 0: stopped", ["/v/a.mp4": .ready, "/v/old.mp4": .ready], [], [], true, 0, 1 << 30,
+             [.stop("/v/old.mp4", overBudget: false)]),
+            ("a released one is not kept", ["/v/a.mp4": .ready, "/v/old.mp4": released], [], [], true, 3, 1 << 30,
+             [.stop("/v/old.mp4", overBudget: false)]),
+            ("at start-up a video still opening is left to finish its check", ["/v/a.mp4": .ready, "/v/c.mp4": .opening], [], [], false,
+             3, 1 << 30, []),
+            ("once something started, an unneeded opening video stops", ["/v/a.mp4": .ready, "/v/c.mp4": .opening], [], [], true, 3,
+             1 << 30, [.stop("/v/c.mp4", overBudget: false)]),
+            ("a kept one wanted again", ["/v/a.mp4": keptReady()], ["/v/a.mp4"], [], true, 3, 1 << 30, [.wantedAgain("/v/a.mp4")]),
+            ("beyond --keep-recent the oldest goes",
+             ["/v/a.mp4": .ready, "/v/o1.mp4": keptReady(), "/v/o2.mp4": keptReady(), "/v/new.mp4": .ready], ["/v/o1.mp4", "/v/o2.mp4"],
+             [], true, 2, 1 << 30, [.keep("/v/new.mp4"), .stop("/v/o1.mp4", overBudget: true)]),
+            ("beyond --cache-mb the oldest goes",
+             ["/v/a.mp4": .ready, "/v/o1.mp4": keptReady(bytes: 600), "/v/o2.mp4": keptReady(bytes: 600)], ["/v/o1.mp4", "/v/o2.mp4"],
+             [], true, 3, 1000, [.stop("/v/o1.mp4", overBudget: true)]),
+        ]
+        for r in rows {
+            let w = World(heads: heads, videos: r.videos, recent: r.recent)
+            XCTAssertEqual(Director.syncVideos(w, playlistItems: r.items, started: r.started, keepRecent: r.keep, cacheBudget: r.budget),
+                           r.want, r.what)
+        }
+    }
+
+    private func keptReady(bytes: Int = 0) -> VideoFacts {
+        var v = playing(frame: true, bytes: bytes)
+        v.recent = true
+        return v
+    }
+
+    // MARK: Replies
+
+    func testReplyOutcomeTable() {
+        let a = settings("/v/a.mp4"), b = settings("/v/b.mp4")
+        let ok = JSON.object([("ok", .bool(true))])
+        let list = settings("/v/l/1.mp4", playlist: "/v/l")
+        typealias Row = (what: String, heads: [HeadView], videos: [String: VideoFacts], reply: PendingReply, want: ReplyOutcome)
+        let rows: [Row] = [
+            ("the new video is opening: wait", [head(target: b, drawn: a)], ["/v/b.mp4": .opening],
+             PendingReply(client: 1, waiting: ["/v/b.mp4"], success: ok), .wait),
+            ("ready but not on screen yet: wait", [head(target: b, drawn: b) { $0.presented = "/v/a.mp4" }], ["/v/b.mp4": playing()],
+             PendingReply(client: 1, waiting: ["/v/b.mp4"], success: ok), .wait),
+            ("on screen: answered", [head(target: b, drawn: b)], ["/v/b.mp4": playing()],
+             PendingReply(client: 1, waiting: ["/v/b.mp4"], success: ok), .succeeded),
+            ("an output not presented is not waited for", [head(target: b, drawn: b) { $0.presented = nil; $0.hidden = true }],
+             ["/v/b.mp4": playing()], PendingReply(client: 1, waiting: ["/v/b.mp4"], success: ok), .succeeded),
+            ("the video failed: the error", [head(target: b, drawn: a)], ["/v/b.mp4": failedVideo(missing)],
+             PendingReply(client: 1, waiting: ["/v/b.mp4"], success: ok, undoTag: 3), .failed([missing])),
+            ("replaced before it was shown: superseded", [head(target: a, drawn: a)], ["/v/a.mp4": playing()],
+             PendingReply(client: 1, waiting: ["/v/b.mp4"], success: ok), .superseded),
+            ("a playlist: waited for by the video its output plays", [head(target: list, drawn: a)], [:],
+             PendingReply(client: 1, waiting: [], playlists: ["/v/l"], success: ok), .wait),
+            ("a playlist's video on screen: answered", [head(target: list, drawn: list)], ["/v/l/1.mp4": playing()],
+             PendingReply(client: 1, waiting: [], playlists: ["/v/l"], success: ok), .succeeded),
+        ]
+        for r in rows {
+            XCTAssertEqual(Director.outcome(r.reply, World(heads: r.heads, videos: r.videos), playlistError: { _ in nil }), r.want, r.what)
+        }
+        // A playlist none of whose videos can play is an error, said by the shell's reason.
+        let none = VideoError.noVideos("/v/l", directory: true, reason: "none of its videos can be played")
+        XCTAssertEqual(Director.outcome(PendingReply(client: 1, waiting: [], playlists: ["/v/l"], success: ok),
+                                        World(heads: [head(target: settings("/v/l/1.mp4", playlist: "/v/l"))],
+                                              videos: ["/v/l/1.mp4": failedVideo(missing)]),
+                                        playlistError: { $0 == "/v/l" ? none : nil }), .failed([none]))
+    }
+
+    // MARK: Giving back
+
+    func testReleaseAfterTable() {
+        let a = settings("/v/a.mp4")
+        var released = VideoFacts.ready
+        released.released = true
+        var kept = VideoFacts.ready
+        kept.recent = true
+        let rows: [(what: String, head: HeadView, video: VideoFacts, preload: Bool, want: Bool)] = [
+            ("seen: kept", head(target: a, drawn: a), .ready, false, false),
+            ("its output is not presented: released", head(target: a, drawn: a) { $0.canTakeFrame = false; $0.hidden = true }, .ready, false, true),
+            ("covered or paused: released", head(target: a, drawn: a) { $0.canTakeFrame = false; $0.drawPaused = true }, .ready, false, true),
+            ("already released", head(target: a, drawn: a) { $0.canTakeFrame = false }, released, false, false),
+            ("still opening", head(target: a, drawn: a) { $0.canTakeFrame = false }, .opening, false, false),
+            ("kept for a switch back", head(target: nil, surface: false), kept, false, false),
+            ("opened ahead of a playlist switch", head(target: nil, surface: false), .ready, true, false),
+            ("nobody shows it", head(target: nil, surface: false), .ready, false, true),
+        ]
+        for r in rows {
+            let w = World(heads: [r.head], videos: ["/v/a.mp4": r.video], preloads: r.preload ? ["/v/a.mp4"] : [])
+            XCTAssertEqual(Director.mayRelease("/v/a.mp4", w), r.want, r.what)
+        }
+    }
+
+    func testMemoryPressureTable() {
+        let a = settings("/v/a.mp4")
+        var replaying = VideoFacts.ready
+        replaying.replaying = true
+        var kept = VideoFacts.ready
+        kept.recent = true
+        let rows: [(what: String, head: HeadView, video: VideoFacts, want: PressurePlan.Action)] = [
+            ("on screen, decoding: kept", head(target: a, drawn: a), .ready, .keep),
+            ("on screen, replaying its loop cache: gives it up at the next loop", head(target: a, drawn: a), replaying, .giveUpCache),
+            ("covered by a fullscreen window: released", head(target: a, drawn: a) { $0.covered = true }, replaying, .release),
+            ("paused by the user but on screen: kept", head(target: a, drawn: a) { $0.drawPaused = true; $0.canTakeFrame = false },
+             .ready, .keep),
+            ("kept for a switch back: forgotten first", head(target: nil, surface: false), kept, .forget),
+            ("still opening: left alone", head(target: nil, surface: false), .opening, .keep),
+        ]
+        for r in rows {
+            XCTAssertEqual(Director.pressure(["/v/a.mp4"], World(heads: [r.head], videos: ["/v/a.mp4": r.video])), [r.want], r.what)
+        }
+    }
+
+    // MARK: The end
+
+    func testNothingCanPlayTable() {
+        let rows: [(what: String, started: Bool, failed: Set<String>, colour: Bool, want: Bool)] = [
+            ("every video failed, no fallback colour: exit 5", false, ["a", "b"], false, true),
+            ("one can still play", false, ["a"], false, false),
+            ("a fallback colour stands in", false, ["a", "b"], true, false),
+            ("something played once: failures never end the process", true, ["a", "b"], false, false),
+        ]
+        for r in rows {
+            XCTAssertEqual(Director.nothingCanPlay(started: r.started, videos: ["a", "b"], unplayable: r.failed.contains,
+                                                   hasFallbackColor: r.colour), r.want, r.what)
+        }
+    }
+
+    // MARK: Playlists
+
+    func testPlaylistRunAdvanceTable() {
+        let key = PlaylistRun.Key(source: "/v/l", shuffle: false, interval: 10, loops: nil)
+        let items = ["/v/l/1.mp4", "/v/l/2.mp4", "/v/l/3.mp4"]
+        let s = 1_000_000_000 as Nanos
+        // The clock starts when the video is on screen, counts only seen time, preloads 5 s ahead,
+        // switches at the interval once the next video is ready.
+        let run = PlaylistRun(key: key, items: items, seed: 1)
+        let on = PlaylistRun.Seen(drawn: true, watched: true, ready: true, framePass: 0)
+        XCTAssertEqual(run.advance(now: 0, seen: on, failed: { _ in false }, ready: { _ in false }), .init())
+        XCTAssertEqual(run.remaining, 10)
+        var covered = on
+        covered.watched = false
+        _ = run.advance(now: 20 * s, seen: covered, failed: { _ in false }, ready: { _ in false })
+        XCTAssertEqual(run.remaining, 10, "covered time does not count")
+        var a = run.advance(now: 26 * s, seen: on, failed: { _ in false }, ready: { _ in false })
+        XCTAssertEqual(a, .init(moved: false, preloadChanged: true, skipped: nil))
+        XCTAssertEqual(run.preload, "/v/l/2.mp4")
+        a = run.advance(now: 31 * s, seen: on, failed: { _ in false }, ready: { _ in false })
+        XCTAssertFalse(a.moved, "the next video is not ready: the old one plays on")
+        a = run.advance(now: 32 * s, seen: on, failed: { _ in false }, ready: { _ in true })
+        XCTAssertTrue(a.moved)
+        XCTAssertEqual(run.playlist.current, "/v/l/2.mp4")
+        XCTAssertNil(run.preload)
+        XCTAssertNil(run.remaining, "the new video's clock starts when it is on screen")
+
+        // A failed current video is skipped once, with its name.
+        let skip = PlaylistRun(key: key, items: items, seed: 1)
+        let failed: (String) -> Bool = { $0 == "/v/l/1.mp4" }
+        XCTAssertEqual(skip.advance(now: 0, seen: nil, failed: failed, ready: { _ in true }),
+                       .init(moved: true, preloadChanged: false, skipped: "/v/l/1.mp4"))
+        XCTAssertEqual(skip.playlist.current, "/v/l/2.mp4")
+
+        // --loops 2: due when the next frame starts pass 2 and its time has come; preload in the last pass.
+        let loops = PlaylistRun(key: .init(source: "/v/l", shuffle: false, interval: nil, loops: 2), items: items, seed: 1)
+        XCTAssertEqual(loops.advance(now: 0, seen: .init(drawn: true, watched: true, ready: true, framePass: 0, nextPass: 0),
+                                     failed: { _ in false }, ready: { _ in true }), .init())
+        XCTAssertEqual(loops.advance(now: s, seen: .init(drawn: true, watched: true, ready: true, framePass: 1, nextPass: 1),
+                                     failed: { _ in false }, ready: { _ in true }), .init(moved: false, preloadChanged: true))
+        XCTAssertEqual(loops.advance(now: 2 * s, seen: .init(drawn: true, watched: true, ready: true, framePass: 1, nextPass: 2, nextIsDue: false),
+                                     failed: { _ in false }, ready: { _ in true }), .init())
+        XCTAssertTrue(loops.advance(now: 3 * s, seen: .init(drawn: true, watched: true, ready: true, framePass: 1, nextPass: 2, nextIsDue: true),
+                                    failed: { _ in false }, ready: { _ in true }).moved)
+
+        // One video in the list: it plays on, its clock starts again.
+        let one = PlaylistRun(key: key, items: ["/v/l/1.mp4"], seed: 1)
+        _ = one.advance(now: 0, seen: on, failed: { _ in false }, ready: { _ in true })
+        XCTAssertFalse(one.advance(now: 11 * s, seen: on, failed: { _ in false }, ready: { _ in true }).moved)
+        XCTAssertEqual(one.remaining, 10)
+        XCTAssertTrue(PlaylistRun.allFailed("/v/l", runs: [one], failed: { _ in true }))
+        XCTAssertFalse(PlaylistRun.allFailed("/v/l", runs: [one], failed: { _ in false }))
+        XCTAssertFalse(PlaylistRun.allFailed("/v/other", runs: [one], failed: { _ in true }))
+    }
+
+    // MARK: The table
+
+    func testVideoTableKeepsOneRecordPerFile() {
+        var t = VideoTable<Int>()
+        t.setClip("/a", 1)
+        t.setFailure("/b", missing)
+        t.keep("/a")
+        t.setClip("/c", 3)
+        t.keep("/c")
+        XCTAssertEqual(t.recent, ["/a", "/c"])
+        t.keep("/a")
+        XCTAssertEqual(t.recent, ["/a", "/c"], "a kept video keeps its place")
+        t.setClip("/a", nil)
+        XCTAssertEqual(t.recent, ["/c"], "a stopped video is not kept")
+        t.changed("/d", due: 5)
+        XCTAssertEqual(t.nextChangeDue, 5)
+        XCTAssertEqual(t.takeSettledChanges(now: 4), [])
+        XCTAssertEqual(t.takeSettledChanges(now: 5), ["/d"])
+        XCTAssertNil(t.nextChangeDue)
+        XCTAssertEqual(t.count, 2, "/a and /d hold nothing any more: forgotten")
+        t.forget(failuresExcept: [])
+        XCTAssertEqual(t.count, 1)
+        t["/e"].isPlaylist = true
+        t["/e"].checked = true
+        t.forget(kindsExcept: [], checksExcept: [])
+        XCTAssertEqual(t.count, 1)
+        t.unkeep("/c")
+        XCTAssertEqual(t.failures.count, 0)
+        XCTAssertEqual(t.open.map(\.path), ["/c"])
+    }
+}
