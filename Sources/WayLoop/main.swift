@@ -26,7 +26,7 @@ case .success(.run(var options)):
     // Bare names (`wayloop ocean`): a file here, else one in the wayloop data directories.
     options.entries = options.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) } }
     log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
-    status = App.run(options: options, arguments: arguments, log: log)
+    status = Launch.run(options: options, arguments: arguments, log: log)
 case .success(.ctl(let command)):
     Sys.instanceName = command.name
     status = ExitStatus(rawValue: CtlClient.run(command)) ?? .failure

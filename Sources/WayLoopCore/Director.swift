@@ -257,7 +257,7 @@ public enum Director {
                     fx.append(.cancelFade)
                 }
                 drawn = want
-                fx += [.setDrawn(want), .setSolid(nil), .switched(to: want.video, announce: previous != nil), .invalidate, .updatePause]
+                fx += [.setDrawn(want), .setSolid(nil), .invalidate, .updatePause, .switched(to: want.video, announce: previous != nil)]
             } else if previous == nil && h.solid == nil && !w.failed(target.video) {
                 fx.append(.event(.load))
             }

@@ -116,3 +116,31 @@ public enum Span {
         r.x.isFinite && r.y.isFinite && r.width.isFinite && r.height.isFinite && r.width > 0 && r.height > 0
     }
 }
+
+extension Span {
+    /// `-m span`: the outputs that show the same video with the same span mode form one canvas
+    /// (the bounding box of their layout rectangles); each gets its part. `outputs`: each
+    /// output's key, target and logical rectangle; the result holds a view for each output in
+    /// a span (none for the others).
+    public static func assign<Key: Hashable>(_ outputs: [(key: Key, target: OutputSettings?, rect: Rect)]) -> [Key: SpanView] {
+        var groups: [String: [(key: Key, rect: Rect)]] = [:]
+        for o in outputs {
+            guard let t = o.target, t.mode.isSpan else { continue }
+            groups[t.mode.rawValue + "\u{0}" + t.video, default: []].append((o.key, o.rect))
+        }
+        var views: [Key: SpanView] = [:]
+        for group in groups.values {
+            guard let canvas = canvas(group.map(\.rect)) else { continue }
+            for o in group { views[o.key] = SpanView(canvas: canvas, output: o.rect) }
+        }
+        return views
+    }
+
+    /// The pixels an output needs of a video it shows: its buffer, or for a span the whole
+    /// canvas at the output's density (rounded up).
+    public static func neededSize(buffer: Size, span: SpanView?) -> Size {
+        guard let span, span.output.width > 0, span.output.height > 0 else { return buffer }
+        return Size(width: Int((Double(buffer.width) * span.canvas.width / span.output.width).rounded(.up)),
+                    height: Int((Double(buffer.height) * span.canvas.height / span.output.height).rounded(.up)))
+    }
+}

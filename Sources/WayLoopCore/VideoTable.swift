@@ -30,7 +30,8 @@ public struct VideoRecord<Clip> {
 }
 
 public struct VideoTable<Clip> {
-    private var records: [String: VideoRecord<Clip>] = [:]
+    /// Every file the table knows something about.
+    public private(set) var records: [String: VideoRecord<Clip>] = [:]
     private var recentCount = 0
 
     public init() {}

@@ -58,30 +58,30 @@ final class DirectorTests: XCTestCase {
              head(target: a, surface: false), ["/v/a.mp4": .opening], [.event(.load), .ensureSurface]),
             ("its video is ready: it is drawn, the surface is made",
              head(target: a, surface: false), ["/v/a.mp4": playing()],
-             [.consumeTransition, .cancelFade, .setDrawn(a), .setSolid(nil), .switched(to: "/v/a.mp4", announce: false), .invalidate,
-              .updatePause, .markPlaying, .ensureSurface]),
+             [.consumeTransition, .cancelFade, .setDrawn(a), .setSolid(nil), .invalidate,
+              .updatePause, .switched(to: "/v/a.mp4", announce: false), .markPlaying, .ensureSurface]),
             ("a switch waits for the new video: the old one plays on meanwhile",
              head(target: b, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": .opening], [.markPlaying, .ensureSurface]),
             ("the new video is ready: it fades in over the picture on screen",
              head(target: b, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
-             [.consumeTransition, .startFade(from: a, seconds: 0.5), .setDrawn(b), .setSolid(nil), .switched(to: "/v/b.mp4", announce: true),
-              .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+             [.consumeTransition, .startFade(from: a, seconds: 0.5), .setDrawn(b), .setSolid(nil), .invalidate, .updatePause,
+              .switched(to: "/v/b.mp4", announce: true), .markPlaying, .ensureSurface]),
             ("--transition none cuts",
              head(target: noFade, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
-             [.consumeTransition, .cancelFade, .setDrawn(noFade), .setSolid(nil), .switched(to: "/v/b.mp4", announce: true),
-              .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+             [.consumeTransition, .cancelFade, .setDrawn(noFade), .setSolid(nil), .invalidate, .updatePause,
+              .switched(to: "/v/b.mp4", announce: true), .markPlaying, .ensureSurface]),
             ("ctl set --transition none: the one-switch transition wins over the settings'",
              head(target: b, drawn: a) { $0.nextTransition = Transition.none }, ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
-             [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .switched(to: "/v/b.mp4", announce: true),
-              .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+             [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .invalidate, .updatePause,
+              .switched(to: "/v/b.mp4", announce: true), .markPlaying, .ensureSurface]),
             ("paused: a switch cuts (a still mix would stay on screen)",
              head(target: b, drawn: a) { $0.drawPaused = true }, ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
-             [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .switched(to: "/v/b.mp4", announce: true),
-              .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+             [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .invalidate, .updatePause,
+              .switched(to: "/v/b.mp4", announce: true), .markPlaying, .ensureSurface]),
             ("no picture of the old video on screen: nothing to fade from",
              head(target: b, drawn: a), ["/v/a.mp4": playing(frame: false), "/v/b.mp4": playing()],
-             [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .switched(to: "/v/b.mp4", announce: true),
-              .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+             [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .invalidate, .updatePause,
+              .switched(to: "/v/b.mp4", announce: true), .markPlaying, .ensureSurface]),
             ("new settings for the video it plays (dim): drawn again, no switch",
              head(target: dimmed, drawn: a), ["/v/a.mp4": playing()], [.setDrawn(dimmed), .invalidate, .updatePause, .markPlaying, .ensureSurface]),
             ("the same video asked for again: a one-switch transition is not kept",
@@ -100,7 +100,7 @@ final class DirectorTests: XCTestCase {
                  var f = bWithFallbackVideo
                  f.video = "/v/f.mp4"
                  return [.event(.fail(.resourceNotFound, "\(missing)")), .consumeTransition, .cancelFade, .setDrawn(f), .setSolid(nil),
-                         .switched(to: "/v/f.mp4", announce: false), .invalidate, .updatePause, .ensureSurface]
+                         .invalidate, .updatePause, .switched(to: "/v/f.mp4", announce: false), .ensureSurface]
              }()),
             ("its fallback colour shows",
              head(target: bWithColour, surface: false), ["/v/b.mp4": failedVideo(missing)],
@@ -357,5 +357,69 @@ final class DirectorTests: XCTestCase {
         t.unkeep("/c")
         XCTAssertEqual(t.failures.count, 0)
         XCTAssertEqual(t.open.map(\.path), ["/c"])
+    }
+}
+
+final class TimerListTests: XCTestCase {
+    func testTheTimeoutAndTheDispatchComeFromOneList() {
+        let timers = TimerList()
+        var release: Nanos? = 50, power: Nanos? = 20
+        var log: [String] = []
+        timers.add("release", due: { _ in release }, fire: { _ in log.append("release"); release = nil })
+        timers.add("power", due: { _ in power }, fire: { now in log.append("power"); power = now + 100 })
+        timers.add("frames", due: { _ in 3_000 })
+        let rows: [(now: Nanos, soonest: Nanos?, fired: [String])] = [
+            (0, 20, []),
+            (20, 50, ["power"]),
+            (50, 120, ["release"]),
+            (119, 120, []),
+            (120, 220, ["power"]),
+            (220, 320, ["power"]),
+        ]
+        for r in rows {
+            XCTAssertEqual(timers.fire(now: r.now), r.fired, "at \(r.now)")
+            XCTAssertEqual(timers.soonest(now: r.now), r.soonest, "at \(r.now)")
+        }
+        XCTAssertEqual(log, ["power", "release", "power", "power"])
+        XCTAssertEqual(timers.names, ["release", "power", "frames"])
+        // A wake-only deadline wakes the loop and does nothing itself.
+        power = nil
+        XCTAssertEqual(timers.soonest(now: 2_999), 3_000)
+        XCTAssertEqual(timers.fire(now: 5_000), [])
+    }
+}
+
+final class SpanAssignTests: XCTestCase {
+    func testOutputsShowingTheSameVideoInASpanModeShareOneCanvas() {
+        var span = OutputSettings(video: "/v/a.mp4")
+        span.mode = .span
+        var spanFit = span
+        spanFit.mode = .spanFit
+        let left = Rect(x: 0, y: 0, width: 1920, height: 1080), right = Rect(x: 1920, y: 0, width: 1920, height: 1080)
+        let below = Rect(x: 0, y: 1080, width: 1280, height: 720)
+        let canvas = Rect(x: 0, y: 0, width: 3840, height: 1080)
+        let rows: [(what: String, outputs: [(key: Int, target: OutputSettings?, rect: Rect)], want: [Int: SpanView])] = [
+            ("two side by side", [(1, span, left), (2, span, right)],
+             [1: SpanView(canvas: canvas, output: left), 2: SpanView(canvas: canvas, output: right)]),
+            ("another mode is another canvas", [(1, span, left), (2, spanFit, right)],
+             [1: SpanView(canvas: left, output: left), 2: SpanView(canvas: right, output: right)]),
+            ("an output that does not span has no view", [(1, span, left), (2, OutputSettings(video: "/v/a.mp4"), right), (3, nil, below)],
+             [1: SpanView(canvas: left, output: left)]),
+            ("an L-shape: the bounding box", [(1, span, left), (3, span, below)],
+             [1: SpanView(canvas: Rect(x: 0, y: 0, width: 1920, height: 1800), output: left),
+              3: SpanView(canvas: Rect(x: 0, y: 0, width: 1920, height: 1800), output: below)]),
+        ]
+        for r in rows { XCTAssertEqual(Span.assign(r.outputs), r.want, r.what) }
+    }
+
+    func testAnOutputOfASpanNeedsTheWholeCanvasAtItsDensity() {
+        let half = SpanView(canvas: Rect(x: 0, y: 0, width: 3840, height: 1080), output: Rect(x: 0, y: 0, width: 1920, height: 1080))
+        XCTAssertEqual(Span.neededSize(buffer: Size(width: 1920, height: 1080), span: nil), Size(width: 1920, height: 1080))
+        XCTAssertEqual(Span.neededSize(buffer: Size(width: 1920, height: 1080), span: half), Size(width: 3840, height: 1080))
+        // Scale 2: twice the pixels of its logical rectangle.
+        XCTAssertEqual(Span.neededSize(buffer: Size(width: 3840, height: 2160), span: half), Size(width: 7680, height: 2160))
+        XCTAssertEqual(Span.neededSize(buffer: Size(width: 1001, height: 11),
+                                       span: SpanView(canvas: Rect(x: 0, y: 0, width: 3, height: 1), output: Rect(x: 0, y: 0, width: 2, height: 1))),
+                       Size(width: 1502, height: 11), "rounded up")
     }
 }

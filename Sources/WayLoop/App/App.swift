@@ -1,7 +1,7 @@
-// The shell: owns the Wayland connection, every proxy, EGL and GL (main thread), one Clip per
-// distinct file (each with its decoder thread) and one Wallpaper per output that has a video.
-// Listeners only record; drawing happens in `tick`, after dispatch.
-import CSystem
+// The shell: owns the Wayland connection, every proxy, the render device (main thread), one
+// Clip per video file that runs (each with its decoder thread) and one Head per output.
+// Listeners only record and set `needsReconcile`; once per pass of the loop the director
+// (WayLoopCore) decides from a snapshot and the shell carries out its effects, then draws.
 import CWayland
 import Glibc
 import WayLoopCore
@@ -20,7 +20,7 @@ final class App {
     let signals: SignalFD
     let wakeup: WakeupFD
     let loop: EventLoop
-    var control: ControlServer?
+    let control: ControlServer?
     var registry: Registry?
     /// What draws: the GL device (EGL, program) or the shm device (wl_shm); one of them.
     var gl: GLDevice?
@@ -28,16 +28,14 @@ final class App {
     var rendererKind: RendererKind? { gl != nil ? .gl : (shm != nil ? .shm : nil) }
     /// One head per output, keyed by the wl_output's registry name.
     var heads: [UInt32: Head] = [:]
-    /// Running decoders, one per distinct file that an output shows or is about to show (or,
-    /// at start-up, that the command line names, so that every file is checked first).
-    var videos: [String: Clip] = [:]
-    /// Files that cannot be played, and why.
-    var failedVideos: [String: VideoError] = [:]
-    /// Requests answered once the videos they opened are ready or failed.
+    /// One record per video file: its decoder while it runs, its failure, whether it is kept for
+    /// a switch back, a change on disk waiting to settle, whether it names a playlist.
+    var videos: VideoTable<Clip>
+    /// Requests answered once the videos they opened are on screen (or failed).
     var pending: [PendingReply] = []
     /// A video was ready once: from then on, failures never end the process.
     var started = false
-    /// Listeners record; the loop reconciles after dispatch (never inside a listener).
+    /// The one way in: listeners and handlers set it, the loop reconciles once per pass.
     var needsReconcile = false
     /// libavcodec frame threads per decoder: 1 for shm, 2 for GL (see Decoder.open).
     var decoderThreads = 2
@@ -52,27 +50,19 @@ final class App {
     var releaseAfter: Nanos { Nanos(options.releaseAfter * 1e9) }
     var trace: FrameTrace?
     var exitStatus: ExitStatus?
-    /// The files in use, watched for changes; what changed and when to act (debounced: an
-    /// editor or an encoder writes in several steps).
+    /// The files in use, watched for changes (acted on once they settle: `VideoRecord.changeDue`).
     let watcher: FileWatcher?
-    /// Videos no output shows any more, kept ready for a switch back (`--keep-recent`), the
-    /// most recent last.
-    var recent: [String] = []
     /// Memory pressure (PSI, or the injected FIFO of the tests), and when it was last acted on.
     let pressure: PressureMonitor?
     var lastPressure: Nanos = -PressurePlan.minInterval
-    var changed: [String: Nanos] = [:]
-    /// Playlist runs, by what their outputs' settings say (source, order, interval, loops),
-    /// and which named paths are playlists (directories, .m3u/.txt files).
+    /// Playlist runs, by what their outputs' settings say (source, order, interval, loops).
     var playlists: [PlaylistRun.Key: PlaylistRun] = [:]
-    var playlistPaths: [String: Bool] = [:]
-    /// Playlist videos checked (Preflight) before their decoder first starts: they are checked
-    /// one by one, as they come up, not all at once.
-    var checkedItems: Set<String> = []
+    /// Every deadline of the loop, each registered once (registerTimers).
+    let timers = TimerList()
     static let changeSettle: Nanos = 300_000_000
 
-    private init(options: Options, commandLine: Options, configEntries: [OutputEntry], log: Logger,
-                 display: OpaquePointer, signals: SignalFD, wakeup: WakeupFD) {
+    init(options: Options, commandLine: Options, configEntries: [OutputEntry], log: Logger,
+         display: OpaquePointer, signals: SignalFD, wakeup: WakeupFD, videos: VideoTable<Clip>, control: ControlServer) {
         self.options = options
         self.commandLine = commandLine
         self.configEntries = configEntries
@@ -80,169 +70,22 @@ final class App {
         self.display = display
         self.signals = signals
         self.wakeup = wakeup
+        self.videos = videos
+        self.control = control
         watcher = FileWatcher()
         pressure = PressureMonitor.open(log: log.scoped("memory"))
         loop = EventLoop(display: display, wakeupFD: wakeup.fd, signalFD: signals.fd, filesFD: watcher?.fd ?? -1,
                          pressure: (pressure?.fd ?? -1, pressure?.events ?? 0))
+        control.delegate = self
+        loop.control = control
+        registerTimers()
     }
 
-    /// Runs WayLoop to the end and returns the exit status. `arguments` (argv without the
-    /// program name) are handed to an instance already running on this display.
-    static func run(options cli: Options, arguments: [String], log: Logger) -> ExitStatus {
-        let configEntries: [OutputEntry]
-        switch loadConfig(cli) {
-        case .failure(let e):
-            log.scoped("config").error("\(e)")
-            return .usage
-        case .success(let c): configEntries = withDefaultLoop(c, commandLine: cli.entries, log: log)
-        }
-        var options = cli
-        options.entries = configEntries + cli.entries
-        guard !options.videos.isEmpty else {
-            log.error("usage: \(UsageError.noVideo), and no \(VideoLookup.defaultLoop) is installed in "
-                + "\(VideoLookup.places(Sys.videoDirectories, home: Sys.env("HOME"))) (see wayloop --help)")
-            return .usage
-        }
-        // A video that cannot be played fails its outputs only; with none playable and no
-        // fallback, stop here, before connecting (or handing over).
-        var failed: [String: VideoError] = [:]
-        for path in options.allVideos {
-            let check = options.videos.contains(path) ? preflight(path, failed: &failed, isOpen: { _ in false }, log: log)
-                : Preflight.check(path)
-            if let e = check {
-                log.scoped("video").error("\(e)")
-                failed[path] = e
-            }
-        }
-        if options.allVideos.allSatisfy({ failed[$0] != nil }) && !options.hasFallbackColor { return .badVideo }
-        // The Wayland socket lives in XDG_RUNTIME_DIR (unless WAYLAND_DISPLAY is a path): say so in
-        // one line, before libwayland prints its own.
-        if let problem = Sys.runtimeDirectoryProblem {
-            log.scoped("wayland").error(problem)
-            return .noCompositor
-        }
-        // One instance per display: a second start hands its arguments over (so that
-        // `exec_always wayloop ...` in a sway config never stacks processes).
-        var taken: InstanceLock?
-        // The holder may be starting (no socket yet) or stopping (socket gone, lock not yet):
-        // try the lock and the socket in turn for a while.
-        let deadline = Sys.now() + 5 * .nanosPerSecond
-        while taken == nil {
-            switch InstanceLock.acquire() {
-            case .acquired(let l): taken = l
-            case .failed(let e):
-                log.error("\(e)")
-                return .failure
-            case .held(let pid):
-                if cli.replace {
-                    if case .failure(let f) = CtlClient.quit() { log.debug("asking pid \(pid) to quit: \(f)") }
-                    guard case .acquired(let l) = InstanceLock.acquire(waitSeconds: 10) else {
-                        log.error("the wayloop running on this display (pid \(pid)) did not stop within 10 s; not replacing it")
-                        return .alreadyRunning
-                    }
-                    log.notice("replaced the wayloop that ran on this display (pid \(pid))")
-                    taken = l
-                } else if let status = handOver(arguments, to: pid, log: log, final: Sys.now() >= deadline) {
-                    return status
-                } else {
-                    usleep(50_000)
-                }
-            }
-        }
-        let lock = taken!
-        defer { lock.release() }
-        // The socket exists from now on, so that a hand-over during start-up waits in its backlog.
-        let server: ControlServer
-        do { server = try ControlServer(path: ControlServer.defaultPath, log: log.scoped("control")) } catch {
-            log.error("\(error)")
-            return .failure
-        }
-        defer { server.shutdown() }
-        // Signals are blocked before any thread starts, so only the signalfd sees them.
-        guard let signals = SignalFD(), let wakeup = WakeupFD() else {
-            log.error("cannot set up signal handling: \(Sys.errnoText())")
-            return .failure
-        }
-        defer { signals.close() }
-        guard let display = wl_display_connect(nil) else {
-            let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
-            log.scoped("wayland").error(name == nil
-                ? "WAYLAND_DISPLAY is not set and wayland-0 did not answer: run wayloop inside a Wayland session"
-                : "cannot connect to the Wayland compositor at WAYLAND_DISPLAY=\(name!): \(Sys.errnoText())")
-            return .noCompositor
-        }
-        defer { wl_display_disconnect(display) }
-        // Large blocks (decoded frames, buffers of outputs that come and go) always through
-        // mmap, so freeing them returns the memory: glibc's moving threshold would otherwise
-        // keep them in the heap after the first free, and RSS would creep up (measured).
-        _ = csys_set_mmap_threshold(128 * 1024)
-        let app = App(options: options, commandLine: cli, configEntries: configEntries, log: log,
-                      display: display, signals: signals, wakeup: wakeup)
-        app.failedVideos = failed
-        app.control = server
-        server.delegate = app
-        app.loop.control = server
-        let status = app.start() ?? app.mainLoop()
-        app.teardown()
+    /// Starts, runs the loop to the end, tears down; the exit status.
+    func run() -> ExitStatus {
+        let status = start() ?? mainLoop()
+        teardown()
         return status
-    }
-
-    /// A second start: hand the arguments to the running instance and report its answer; nil
-    /// when it did not answer (unless `final`: then that is the answer).
-    private static func handOver(_ arguments: [String], to pid: String, log: Logger, final: Bool) -> ExitStatus? {
-        switch CtlClient.handOver(args: arguments) {
-        case .failure(let f):
-            guard final else { return nil }
-            log.error("another wayloop (pid \(pid)) runs on this display, but its control socket does not answer (\(f)); "
-                + "stop it, or start with --replace")
-            return .alreadyRunning
-        case .success(let reply):
-            guard reply["ok"]?.bool == true else {
-                log.error(reply["error"]?.string ?? reply.serialized)
-                switch reply["kind"]?.string {
-                case "video": return .badVideo
-                case "usage", "config": return .usage
-                default: return .failure
-                }
-            }
-            log.notice("handed over to the wayloop already running on this display (pid \(pid))")
-            return .ok
-        }
-    }
-
-    /// The config file a command line reads: `--config FILE`, else the default path; nil with
-    /// `--no-config` (or no home to find the default in).
-    static func configPath(_ cli: Options) -> String? {
-        if cli.noConfig { return nil }
-        return cli.configPath ?? ConfigFile.defaultPath(xdgConfigHome: Sys.env("XDG_CONFIG_HOME"), home: Sys.env("HOME"))
-    }
-
-    /// Nothing names a video (no argument, no `video` in the config file): the installed
-    /// default loop plays on every output, below whatever the config file sets. Said in one notice.
-    static func withDefaultLoop(_ config: [OutputEntry], commandLine: [OutputEntry], log: Logger) -> [OutputEntry] {
-        guard !(config + commandLine).contains(where: { $0.video != nil }),
-              let loop = VideoLookup.resolve(VideoLookup.defaultLoop, in: Sys.videoDirectories, entries: Sys.fileNames(in:)) else {
-            return config
-        }
-        log.notice("no video given: playing the default loop '\(loop)'")
-        return [OutputEntry(selector: .all, video: loop)] + config
-    }
-
-    /// The config file's entries: `--config FILE`, else the default path if it exists.
-    static func loadConfig(_ cli: Options) -> Result<[OutputEntry], ConfigError> {
-        let home = Sys.env("HOME")
-        guard let path = configPath(cli) else { return .success([]) }
-        switch Sys.readFile(path, limit: 1 << 20) {
-        case .failure(let e):
-            if e.code == ENOENT && cli.configPath == nil { return .success([]) }
-            // readFile refuses what is not a regular file (a FIFO would block): EINVAL.
-            let why = e.code == EINVAL ? "not a regular file" : e.code == EFBIG ? "too large (over 1 MiB)" : Sys.errnoText(e.code)
-            return .failure(ConfigError(file: path, line: 0, reason: "cannot read it: \(why)"))
-        case .success(let text):
-            do {
-                return .success(try ConfigFile.parse(text, path: path, home: home, find: { Sys.findVideo($0, here: $1) }))
-            } catch { return .failure(error) }
-        }
     }
 
     // MARK: Start-up
@@ -286,7 +129,7 @@ final class App {
         }
         // Decoders start now, while the renderer comes up (EGL and the shaders overlap: ~90 ms here).
         av_quiet()
-        for path in options.allVideos where failedVideos[path] == nil && !playlistKind(path) {
+        for path in options.allVideos where !videos.failed(path) && !playlistKind(path) {
             guard startVideo(path) else { return .failure }
         }
         if let m = registry.toplevelManager {
@@ -294,23 +137,27 @@ final class App {
             t.delegate = self
             toplevels = t
         }
-        if let status = startRenderer(request, early) { return status }
-        if let path = options.traceFile {
-            let t: FrameTrace
-            do { t = try FrameTrace(path: path) } catch {
-                log.error("cannot use the trace file '\(path)': \(error)")
-                return .usage
-            }
-            if let p = registry.presentation, registry.presentationClock == UInt32(CLOCK_MONOTONIC) { t.presentation = p }
-            trace = t
-        }
+        if let status = startRenderer(request, early) ?? startTrace() { return status }
         for case .named(let pattern) in options.entries.map(\.selector) where !heads.values.contains(where: {
             OutputMatch.matches(pattern: pattern, name: $0.output.info.name, description: $0.output.info.description)
         }) {
             log.notice("no output matches '\(pattern)' yet: it gets its video when it appears")
         }
         log.debug("\(heads.count) output(s); layer-shell v\(registry.layerShellVersion)")
-        reconcile()
+        needsReconcile = true
+        return nil
+    }
+
+    /// `--trace-frames FILE`: the frame trace, with presentation times where the compositor gives them.
+    private func startTrace() -> ExitStatus? {
+        guard let path = options.traceFile, let registry else { return nil }
+        let t: FrameTrace
+        do { t = try FrameTrace(path: path) } catch {
+            log.error("cannot use the trace file '\(path)': \(error)")
+            return .usage
+        }
+        if let p = registry.presentation, registry.presentationClock == UInt32(CLOCK_MONOTONIC) { t.presentation = p }
+        trace = t
         return nil
     }
 
@@ -340,8 +187,8 @@ final class App {
         }
     }
 
-    /// The renderer (issue 11): shm where GL would be software, without touching EGL when the
-    /// facts already say so; an EGL failure falls back to shm. One line says which and why.
+    /// The renderer: shm where GL would be software, without touching EGL when the facts
+    /// already say so; an EGL failure falls back to shm. One line says which and why.
     private func startRenderer(_ request: RendererRequest, _ early: RendererChoice.Decision?) -> ExitStatus? {
         guard let registry else { return .failure }
         var decision = early
@@ -359,7 +206,7 @@ final class App {
         // Said with the first surface: a start that fails on its video prints only its error.
         rendererLine = decision.line
         if let gl {
-            for v in videos.values { v.maxTextureSize = gl.renderer.maxTextureSize }
+            for (_, v) in videos.open { v.maxTextureSize = gl.renderer.maxTextureSize }
             return nil
         }
         guard let wlShm = registry.shm else {
@@ -368,7 +215,7 @@ final class App {
         }
         shm = ShmDevice(shm: wlShm)
         // libswscale takes any size: only absurd pictures are scaled down by the decoder.
-        for v in videos.values { v.maxTextureSize = ShmDevice.maxPictureSize }
+        for (_, v) in videos.open { v.maxTextureSize = ShmDevice.maxPictureSize }
         return nil
     }
 
@@ -381,40 +228,59 @@ final class App {
             log.error("cannot start a decoder thread: \(Sys.errnoText())")
             return false
         }
-        videos[path] = v
+        videos.setClip(path, v)
         return true
+    }
+
+    /// Stops a decoder (set, wake, join) and frees what the renderer kept of it.
+    func stopVideo(_ path: String) {
+        guard let v = videos.clip(path) else { return }
+        gl?.forget(path)
+        shm?.forget(path)
+        v.stop()
+        videos.setClip(path, nil)
     }
 
     // MARK: The loop
 
+    /// One pass: wait, hear the sources, fire the timers that are due, let the playlists move,
+    /// reconcile once if anything asked for it, draw, answer the requests that can be.
     private func mainLoop() -> ExitStatus {
         while exitStatus == nil {
-            let timeout = timeoutMs(now: Sys.now())
-            guard let events = loop.wait(timeoutMs: timeout) else {
+            guard let events = loop.wait(timeoutMs: timeoutMs(now: Sys.now())) else {
                 connectionLost()
                 break
             }
-            if events.contains(.signal) { handleSignals() }
-            if events.contains(.wakeup) {
-                wakeup.drain()
-                videosChanged()
-            }
-            if events.contains(.files), let watcher {
-                let now = Sys.now()
-                for p in watcher.changes() { changed[p] = now + Self.changeSettle }
-            }
-            if events.contains(.pressure), let pressure {
-                pressure.drain()
-                memoryPressure(now: Sys.now(), source: pressure.source)
-            }
+            hear(events)
+            guard exitStatus == nil else { break }
+            let now = Sys.now()
+            fireTimers(now: now)
+            advancePlaylists(now: now)
             if needsReconcile && exitStatus == nil { reconcile() }
-            if exitStatus == nil {
-                let now = Sys.now()
-                advancePlaylists(now: now)
-                tick(now: now)
-            }
+            guard exitStatus == nil else { break }
+            for h in heads.values { draw(h, now: now) }
+            // A reply waits for the new video's first frame on screen (it is, now, or an output
+            // stopped being presented and is not waited for any more).
+            if !pending.isEmpty { resolvePending() }
+            shm?.trim(before: now - 2 * .nanosPerSecond)
         }
         return exitStatus ?? .ok
+    }
+
+    private func hear(_ events: LoopEvents) {
+        if events.contains(.signal) { handleSignals() }
+        if events.contains(.wakeup) {
+            wakeup.drain()
+            videosChanged()
+        }
+        if events.contains(.files), let watcher {
+            let due = Sys.now() + Self.changeSettle
+            for p in watcher.changes() { videos.changed(p, due: due) }
+        }
+        if events.contains(.pressure), let pressure {
+            pressure.drain()
+            memoryPressure(now: Sys.now(), source: pressure.source)
+        }
     }
 
     private func handleSignals() {
@@ -455,33 +321,25 @@ final class App {
     /// A decoder reported: a video became ready (its outputs switch to it) or failed.
     private func videosChanged() {
         var changed = false
-        for v in videos.values where v.pollStatus() {
+        for (path, v) in videos.open where v.pollStatus() {
             changed = true
             if let e = v.error {
                 log.scoped("video").error("\(e)")
-                failedVideos[v.path] = e
-                stopVideo(v)
+                videos.setFailure(path, e)
+                stopVideo(path)
             } else if let info = v.info {
                 started = true
-                log.notice("playing '\(v.path)' (\(info))")
+                log.notice("playing '\(path)' (\(info))")
             }
         }
         guard changed else { return }
         // Nothing can ever be shown: the error lines above said why.
-        if !started && options.allVideos.allSatisfy(isUnplayable) && !options.hasFallbackColor {
+        if Director.nothingCanPlay(started: started, videos: options.allVideos, unplayable: isUnplayable,
+                                   hasFallbackColor: options.hasFallbackColor) {
             exitStatus = .badVideo
             return
         }
-        reconcile()
-        resolvePending()
-    }
-
-    /// Stops a decoder (set, wake, join) and frees what the renderer kept of it.
-    func stopVideo(_ v: Clip) {
-        gl?.forget(v.path)
-        shm?.forget(v.path)
-        v.stop()
-        videos[v.path] = nil
+        needsReconcile = true
     }
 
     func outputName(_ id: UInt32) -> String { heads[id]?.name ?? "output-\(id)" }
@@ -492,12 +350,7 @@ final class App {
     private func teardown() {
         for h in heads.values { h.dropSurface() }
         gl?.releaseSurfaces()
-        for v in videos.values {
-            gl?.forget(v.path)
-            shm?.forget(v.path)
-            v.stop()
-        }
-        videos.removeAll()
+        for (path, _) in videos.open { stopVideo(path) }
         gl = nil
         shm = nil
         trace = nil

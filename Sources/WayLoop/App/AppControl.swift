@@ -10,18 +10,6 @@ extension ControlError {
     }
 }
 
-/// A reply held until the videos a request opened are ready (or failed).
-struct PendingReply {
-    let client: Int
-    let waiting: Set<String>
-    /// Playlists the request switched outputs to: waited for by the video each of those outputs
-    /// plays when the reply is weighed (a video of it that fails is skipped, not an error).
-    var playlists: Set<String> = []
-    let success: JSON
-    /// Called with the errors when one of the videos failed (before the error reply).
-    var onFailure: (([VideoError]) -> Void)?
-}
-
 extension App {
     // MARK: States
 
@@ -67,12 +55,12 @@ extension App {
     var statuses: [OutputStatus] {
         connectedHeads.map { h in
             let active = h.drawn, target = h.target
-            let v = active.flatMap { videos[$0.video] }
+            let v = active.flatMap { videos.clip($0.video) }
             var position: Double?
             if let c = v?.current, let fps = v?.info?.frameRate, fps > 0 { position = Double(c.index) / fps }
             var showing: String?
             if let c = h.solid { showing = "the colour \(c)" } else if let a = active, let t = target, a.video != t.video,
-                      failedVideos[t.video] != nil { showing = "'\(a.video)'" }
+                      videos.failed(t.video) { showing = "'\(a.video)'" }
             let state = h.player.state
             let failedTarget: Bool = { if case .failed = state { return true }; return false }()
             return OutputStatus(name: h.name, description: h.output.info.description,
@@ -102,12 +90,12 @@ extension App {
     /// since is tried again. Returns the files that failed now.
     func recheck(_ paths: [String], fallbacks: Set<String> = []) -> [VideoError] {
         var errors: [VideoError] = []
-        for p in paths where videos[p] == nil {
-            failedVideos[p] = nil
+        for p in paths where videos.clip(p) == nil {
+            videos.setFailure(p, nil)
             // A fallback is one video (what shows when the rest cannot): never a playlist.
-            if let e = fallbacks.contains(p) ? Preflight.check(p) : preflight(p) {
+            if let e = fallbacks.contains(p) ? Preflight.check(p) : PlaylistSource.preflight(p, table: &videos, log: log) {
                 log.scoped("video").error("\(e)")
-                failedVideos[p] = e
+                videos.setFailure(p, e)
                 errors.append(e)
             }
         }
@@ -119,12 +107,12 @@ extension App {
     @discardableResult
     func reload(replyTo client: Int?, success: JSON = .object([("ok", .bool(true))])) -> Bool {
         let entries: [OutputEntry]
-        switch App.loadConfig(commandLine) {
+        switch Launch.loadConfig(commandLine) {
         case .failure(let e):
             log.scoped("config").error("\(e); keeping what plays")
             if let client { control?.reply(to: client, ControlError.config("\(e)").reply) }
             return false
-        case .success(let c): entries = App.withDefaultLoop(c, commandLine: commandLine.entries, log: log)
+        case .success(let c): entries = Launch.withDefaultLoop(c, commandLine: commandLine.entries, log: log)
         }
         let all = entries + commandLine.entries
         guard all.contains(where: { $0.video != nil }) else {
@@ -150,74 +138,51 @@ extension App {
         configEntries = entries
         runtimeEntries = []
         recomputeTargets()
-        reconcile()
+        needsReconcile = true
         log.debug("configuration applied: \(options.entries.count) entr\(options.entries.count == 1 ? "y" : "ies")")
         if let client {
             // What the outputs now need and is not ready yet (a video for an output that is not
             // connected is never opened, so it is not waited for).
             let items = playlistItems
-            let waiting = neededVideos.filter { videos[$0]?.isReady != true && !items.contains($0) }
+            let waiting = Director.needed(world()).filter { videos.clip($0)?.isReady != true && !items.contains($0) }
             pending.append(PendingReply(client: client, waiting: waiting, playlists: Set(playlists.values.map(\.key.source)),
                                         success: success))
-            resolvePending()
         }
         return true
     }
 
-    /// Answers the requests whose videos are all ready or failed.
-    /// Re-entrant: a failure handler may reconcile, which calls this again.
+    /// Answers the held requests that the director says can be answered. A `ctl set` whose
+    /// video failed takes its override back (the old video plays on, from the next reconcile).
     func resolvePending() {
         guard !pending.isEmpty else { return }
-        let current = pending
-        pending = []
-        var still: [PendingReply] = []
-        for p in current {
-            // What the playlists' outputs play now (it moves on past a video that failed).
-            let played = Set(heads.values.compactMap { h -> String? in
-                guard let t = h.target, let source = t.playlist, p.playlists.contains(source), failedVideos[t.video] == nil else { return nil }
-                return t.video
-            })
-            let open = p.waiting.union(played).contains { path in
-                // A playlist's video not open yet is about to be (it is needed): wait for it.
-                guard failedVideos[path] == nil, let v = videos[path] else { return played.contains(path) }
-                return !v.isReady || !isOnScreen(path)
-            }
-            if open {
-                still.append(p)
-                continue
-            }
-            var errors = p.waiting.sorted().compactMap { failedVideos[$0] }
-            // A playlist none of whose videos can be played is an error.
-            for source in p.playlists.sorted() where isUnplayable(source) {
-                errors.append(.noVideos(source, directory: PlaylistSource.isDirectory(source), reason: "none of its videos can be played"))
-            }
-            // A video that was neither shown nor failed was stopped: a later change replaced it.
-            let gone = p.waiting.filter { path in
-                failedVideos[path] == nil && videos[path] == nil && !heads.values.contains { $0.drawn?.video == path }
-            }
-            if !errors.isEmpty {
-                p.onFailure?(errors)
+        let w = world()
+        var undone = false
+        pending = pending.filter { p in
+            switch Director.outcome(p, w, playlistError: playlistError) {
+            case .wait:
+                return true
+            case .failed(let errors):
+                if let tag = p.undoTag {
+                    runtimeEntries.removeAll { $0.tag == tag }
+                    undone = true
+                }
                 control?.reply(to: p.client, ControlError.video(errors).reply)
-            } else if !gone.isEmpty {
+            case .superseded:
                 control?.reply(to: p.client, ControlError.busy("superseded by a later change before it was shown").reply)
-            } else {
+            case .succeeded:
                 control?.reply(to: p.client, p.success)
             }
+            return false
         }
-        pending = still + pending
+        if undone {
+            recomputeTargets()
+            needsReconcile = true
+        }
         if pending.isEmpty { forgetWhatNothingNeeds() }
     }
 
-    /// Every output switched to `path` that is being presented has committed a picture of it
-    /// (for a fade: its first step). Hidden outputs (no frame callbacks) are not waited for.
-    func isOnScreen(_ path: String) -> Bool {
-        !heads.values.contains { h in
-            h.drawn?.video == path && h.presentedVideo != path && h.surface?.isConfigured == true
-                && !h.player.pauseReasons.contains(.hidden)
-        }
-    }
-
-    /// Bounds what run-time requests leave behind (issue 12), once no reply is outstanding (a
+    /// Bounds what run-time requests leave behind (thousands of `ctl set`s must leave memory
+    /// flat), once no reply is outstanding (a
     /// failed switch removes its own override, so overrides are only compacted when none can):
     /// overrides that later ones shadow entirely, and failures of files nothing names any more.
     func forgetWhatNothingNeeds() {
@@ -226,8 +191,7 @@ extension App {
             runtimeEntries = zip(runtimeEntries, keep).filter(\.1).map(\.0)
             options.entries = configEntries + commandLine.entries + runtimeEntries.map(\.entry)
         }
-        let named = Set(options.allVideos).union(playlistItems)
-        failedVideos = failedVideos.filter { named.contains($0.key) }
+        videos.forget(failuresExcept: Set(options.allVideos).union(playlistItems))
     }
 
     /// The outputs a request names (nil: every output).
@@ -339,10 +303,7 @@ extension App: ControlServerDelegate {
         let pattern: String? = { if case .named(let n) = entry.selector { return n }; return nil }()
         if let transition { for h in matching(pattern) { h.nextTransition = transition } }
         recomputeTargets()
-        reconcile()
-        // Outputs with nothing to switch (the same video) do not keep it for a later switch;
-        // those still waiting for the new video to open do.
-        for h in matching(pattern) where h.drawn?.video == h.target?.video { h.nextTransition = nil }
+        needsReconcile = true
         let what = entry.video.map { "'\($0)'" } ?? "new settings"
         let target = pattern ?? "every output"
         log.notice("\(target): \(what) (wayloop ctl set)")
@@ -350,18 +311,10 @@ extension App: ControlServerDelegate {
         // The named video is waited for until it is on screen, ready or not (a recent one, or
         // one another output shows); a fallback only until it is open.
         var waiting = Set(entry.video.map { playlistKind($0) ? [] : [$0] } ?? [])
-        if case .video(let f)? = entry.fallback, videos[f]?.isReady != true { waiting.insert(f) }
-        var p = PendingReply(client: client, waiting: waiting, playlists: Set(paths.filter(playlistKind).map(PlaylistSource.canonical)),
-                             success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)"))]))
-        // The new video failed: the override goes, and the old video plays on.
-        p.onFailure = { [weak self] _ in
-            guard let self else { return }
-            self.runtimeEntries.removeAll { $0.tag == tag }
-            self.recomputeTargets()
-            self.reconcile()
-        }
-        pending.append(p)
-        resolvePending()
+        if case .video(let f)? = entry.fallback, videos.clip(f)?.isReady != true { waiting.insert(f) }
+        // If the new video fails, the override goes and the old video plays on.
+        pending.append(PendingReply(client: client, waiting: waiting, playlists: Set(paths.filter(playlistKind).map(PlaylistSource.canonical)),
+                                    success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)"))]), undoTag: tag))
     }
 
     /// A second `wayloop ARGS` on this display: its command line replaces ours.

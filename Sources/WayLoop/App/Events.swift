@@ -56,7 +56,7 @@ extension App: LayerSurfaceDelegate {
         trace?.frameDone(output: surface.outputID, at: now)
         guard let h = heads[surface.outputID] else { return }
         apply(h, .resume(.hidden))
-        if let v = h.drawn.flatMap({ videos[$0.video] }) { v.firstFramePresented(at: now) }
+        if let v = h.drawn.flatMap({ videos.clip($0.video) }) { v.firstFramePresented(at: now) }
     }
 }
 

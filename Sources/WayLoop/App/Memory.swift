@@ -1,26 +1,21 @@
-// Memory pressure (PressureMonitor: PSI, or the tests' FIFO): what is given back, by the pure
-// PressurePlan, and the one line that says so. Main thread only.
+// Memory pressure (PressureMonitor: PSI, or the tests' FIFO): what is given back, as the
+// director says (PressurePlan), and the one line that says so. Main thread only.
 import CSystem
 import WayLoopCore
 
 extension App {
-    /// The kernel (or a test) says memory is short: give back what PressurePlan says, trim the
+    /// The kernel (or a test) says memory is short: give back what the director says, trim the
     /// heap, and say so in one line (at most once per PressurePlan.minInterval).
     func memoryPressure(now: Nanos, source: String) {
         guard now - lastPressure >= PressurePlan.minInterval else { return }
         lastPressure = now
         let before = Sys.privateRSSKB()
-        let clips = Array(videos.values)
-        let plan = PressurePlan.actions(clips.map {
-            PressurePlan.Clip(hidden: !isSeen($0), released: $0.isReleased, replaying: $0.isReplaying, recent: recent.contains($0.path),
-                              ready: $0.isReady)
-        })
+        let open = videos.open
         var released = 0, caches = 0, cacheMB = 0, forgotten = 0
-        for (v, action) in zip(clips, plan) {
+        for ((path, v), action) in zip(open, Director.pressure(open.map(\.path), world())) {
             switch action {
             case .forget:
-                recent.removeAll { $0 == v.path }
-                stopVideo(v)
+                stopVideo(path)
                 forgotten += 1
             case .release:
                 v.release()

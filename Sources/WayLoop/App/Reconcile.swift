@@ -1,142 +1,56 @@
-// Bringing every output towards what its entries ask for: which videos run, what each output
-// draws, when its surface is made. Runs after dispatch (listeners only set needsReconcile).
-// Main thread only.
+// Bringing every output towards what its entries ask for: the shell's side of the director.
+// It builds the snapshot (World), asks the director, and carries out the effects: decoders
+// started and stopped, what each output draws, its surface made. Runs once per pass of the
+// loop, when `needsReconcile` is set (listeners and handlers only set it). Main thread only.
 import WayLoopCore
 
 extension App {
-    /// The videos outputs show or are about to show: their drawn and target videos, and the
-    /// fallback video of a target that failed.
-    var neededVideos: Set<String> {
-        var needed = Set(heads.values.compactMap(\.drawn?.video)).union(heads.values.compactMap(\.fade?.from.video))
-        for h in heads.values {
-            guard let t = h.target else { continue }
-            if failedVideos[t.video] == nil { needed.insert(t.video) } else if case .video(let f)? = t.fallback { needed.insert(f) }
+    /// What the director decides from, now.
+    func world() -> World {
+        var facts: [String: VideoFacts] = [:]
+        for (path, r) in videos.records {
+            var f = VideoFacts(failure: r.failure)
+            f.recent = r.recentOrder != nil
+            f.checked = r.checked
+            if let v = r.clip {
+                f.open = true
+                f.ready = v.isReady
+                f.opened = v.info != nil
+                f.released = v.isReleased
+                f.hasFrame = v.current != nil
+                f.replaying = v.isReplaying
+                f.heldBytes = f.recent ? v.heldBytes : 0
+            }
+            facts[path] = f
         }
-        return needed.union(preloads)
+        return World(heads: heads.values.map(view), videos: facts, recent: videos.recent, preloads: preloads)
     }
 
-    /// Starts a decoder for every file an output shows or will show, and stops (set, wake,
-    /// join) the decoder of a file that none needs any more (once it has been checked).
-    func syncVideos() {
-        let needed = neededVideos
-        let items = playlistItems
-        for path in needed where videos[path] == nil && failedVideos[path] == nil {
-            // A playlist's video is checked when it first comes up (a FIFO or a device would
-            // block its decoder, and joining it the main thread): a bad one is skipped.
-            if items.contains(path) && checkedItems.insert(path).inserted, let e = Preflight.check(path) {
-                log.scoped("video").error("\(e) (in a playlist; skipped)")
-                failedVideos[path] = e
-                continue
-            }
-            if !startVideo(path) { exitStatus = .failure }
-        }
-        // Wanted again: it was not seen while kept, so --release-after counts from now.
-        for p in recent where needed.contains(p) { videos[p]?.lastDrawn = Sys.now() }
-        recent.removeAll { needed.contains($0) || videos[$0] == nil }
-        for (path, v) in videos where !needed.contains(path) && (v.info != nil || started) {
-            if options.keepRecent > 0 && v.isReady && !v.isReleased && failedVideos[path] == nil {
-                if !recent.contains(path) {
-                    recent.append(path)
-                    log.debug("'\(path)': no output shows it: kept ready for a switch back (--keep-recent)")
-                }
-                continue
-            }
-            log.debug("'\(path)': no output shows it: decoder stopped")
-            recent.removeAll { $0 == path }
-            stopVideo(v)
-        }
-        // At most --keep-recent of them, within the --cache-mb budget: the oldest go first.
-        let budget = options.cacheMB << 20
-        while let oldest = recent.first,
-              recent.count > options.keepRecent || recent.compactMap({ videos[$0]?.heldBytes }).reduce(0, +) > budget {
-            recent.removeFirst()
-            if let v = videos[oldest] {
-                log.debug("'\(oldest)': dropped from the recent videos (--keep-recent \(options.keepRecent), --cache-mb \(options.cacheMB))")
-                stopVideo(v)
-            }
-        }
+    private func view(_ h: Head) -> HeadView {
+        var v = HeadView(id: h.id, target: h.target, drawn: h.drawn)
+        v.fadeFrom = h.fade?.from
+        v.solid = h.solid
+        v.hasSurface = h.surface != nil
+        v.sinkReady = h.surface?.sinkReady == true
+        v.configured = h.surface?.isConfigured == true
+        v.drawPaused = h.drawPaused
+        v.hidden = h.player.pauseReasons.contains(.hidden)
+        v.covered = h.player.pauseReasons.contains(.fullscreen)
+        v.canTakeFrame = h.canTakeFrame
+        v.nextTransition = h.nextTransition
+        v.presented = h.presentedVideo
+        return v
     }
 
-    /// Brings every output's drawn settings towards its target: switch to a video once it is
-    /// ready (the old one plays until then, so no black frame), keep the old one if the new one
-    /// failed, else show the fallback; updates the state machines. Starts and stops decoders.
+    /// Decoders, then every connected output, then decoders again (what the outputs let go),
+    /// the decode scales, the watched files and the held replies.
     func reconcile() {
         needsReconcile = false
         guard rendererKind != nil else { return }
         syncVideos()
+        let w = world()
         for h in heads.values where h.output.isDone {
-            guard let target = h.target else {
-                if h.drawn != nil || h.solid != nil || h.surface != nil {
-                    h.dropSurface()
-                    h.drawn = nil
-                    h.solid = nil
-                }
-                apply(h, .unload)
-                continue
-            }
-            var want: OutputSettings? = target
-            if let e = failedVideos[target.video] {
-                want = nil
-                if case .video(let f)? = target.fallback, failedVideos[f] == nil {
-                    want = target
-                    want!.video = f
-                }
-                // A switch that failed keeps the old video: only a bare output fails.
-                if let active = h.drawn, failedVideos[active.video] == nil, active.video != want?.video {
-                    continue
-                }
-                // The video on screen broke (rewritten in place, unreadable mid-stream) and no
-                // fallback video can play: its last picture stays (the surface keeps its buffer)
-                // until the file changes again or the settings do.
-                if want == nil, let active = h.drawn, active.video == target.video, h.surface != nil {
-                    apply(h, .fail(e.failureKind, "\(e); showing its last picture until the file changes"))
-                    continue
-                }
-                apply(h, .fail(e.failureKind, "\(e)"))
-            }
-            let previous = h.drawn
-            if let want {
-                if previous?.video == want.video {
-                    if previous != want {
-                        h.drawn = want
-                        h.surface?.invalidate()
-                        updatePause(h)
-                    }
-                } else if videos[want.video]?.isReady == true {
-                    // Both play while the new one fades in (from a picture on screen only).
-                    let transition = h.nextTransition ?? want.transition
-                    h.nextTransition = nil
-                    if let previous, transition.seconds > 0, h.solid == nil, h.surface?.sinkReady == true,
-                       videos[previous.video]?.current != nil, !h.drawPaused {
-                        h.fade = Head.Fade(from: previous, seconds: transition.seconds, start: nil)
-                    } else {
-                        h.fade = nil
-                    }
-                    h.drawn = want
-                    h.solid = nil
-                    if previous != nil { log.notice("\(h.name): switched to '\(want.video)'") }
-                    h.surface?.invalidate()
-                    updatePause(h)
-                    publishVideoChange(h)
-                } else if previous == nil && h.solid == nil && failedVideos[target.video] == nil {
-                    apply(h, .load)
-                }
-            } else if case .failed = h.player.state {
-                let colour: RGB? = { if case .color(let c)? = target.fallback { return c }; return nil }()
-                if previous != nil { h.drawn = nil }
-                h.fade = nil
-                if let colour {
-                    if h.solid != colour {
-                        h.solid = colour
-                        h.surface?.invalidate()
-                    }
-                } else {
-                    h.dropSurface()
-                    h.solid = nil
-                }
-            }
-            if h.drawn != nil, failedVideos[target.video] == nil { markPlaying(h) }
-            ensureSurface(h)
+            for effect in Director.reconcile(view(h), w) { run(effect, on: h) }
         }
         syncVideos()
         updateDecodeScales()
@@ -144,10 +58,60 @@ extension App {
         resolvePending()
     }
 
+    private func run(_ effect: HeadEffect, on h: Head) {
+        switch effect {
+        case .event(let e): apply(h, e)
+        case .dropSurface: h.dropSurface()
+        case .setDrawn(let s): h.drawn = s
+        case .setSolid(let c): h.solid = c
+        case .startFade(let from, let seconds): h.fade = Head.Fade(from: from, seconds: seconds, start: nil)
+        case .cancelFade: h.fade = nil
+        case .consumeTransition: h.nextTransition = nil
+        case .switched(let video, let announce):
+            if announce { log.notice("\(h.name): switched to '\(video)'") }
+            publishVideoChange(h)
+        case .invalidate: h.surface?.invalidate()
+        case .updatePause: updatePause(h)
+        case .markPlaying: markPlaying(h)
+        case .ensureSurface: ensureSurface(h)
+        }
+    }
+
+    /// Starts and stops decoders as the director says (and checks a playlist's video first).
+    func syncVideos() {
+        let effects = Director.syncVideos(world(), playlistItems: playlistItems, started: started, keepRecent: options.keepRecent,
+                                          cacheBudget: options.cacheMB << 20)
+        for effect in effects {
+            switch effect {
+            case .open(let path, let check):
+                // A FIFO or a device would block its decoder (and joining it, the main thread).
+                if check {
+                    videos[path].checked = true
+                    if let e = Preflight.check(path) {
+                        log.scoped("video").error("\(e) (in a playlist; skipped)")
+                        videos.setFailure(path, e)
+                        continue
+                    }
+                }
+                if !startVideo(path) { exitStatus = .failure }
+            case .wantedAgain(let path):
+                videos.clip(path)?.lastDrawn = Sys.now()
+                videos.unkeep(path)
+            case .keep(let path):
+                videos.keep(path)
+                log.debug("'\(path)': no output shows it: kept ready for a switch back (--keep-recent)")
+            case .stop(let path, let overBudget):
+                log.debug(overBudget ? "'\(path)': dropped from the recent videos (--keep-recent \(options.keepRecent), --cache-mb \(options.cacheMB))"
+                    : "'\(path)': no output shows it: decoder stopped")
+                stopVideo(path)
+            }
+        }
+    }
+
     /// The files whose change matters: every video an entry names, and the config file.
     var watchedFiles: Set<String> {
-        var files = Set((options.allVideos + recent).filter { $0.hasPrefix("/") }).union(playlistItems)
-        if let c = App.configPath(commandLine) { files.insert(c) }
+        var files = Set((options.allVideos + videos.recent).filter { $0.hasPrefix("/") }).union(playlistItems)
+        if let c = Launch.configPath(commandLine) { files.insert(c) }
         return files
     }
 
@@ -155,14 +119,10 @@ extension App {
     /// video in use is opened again (its outputs keep the last picture until the new one has a
     /// frame), a video that had failed is tried again.
     func applyFileChanges(now: Nanos) {
-        let due = changed.filter { $0.value <= now }.map(\.key)
-        guard !due.isEmpty else { return }
-        for p in due { changed[p] = nil }
-        var touched = false
-        let config = App.configPath(commandLine)
-        for path in due.sorted() {
+        let config = Launch.configPath(commandLine)
+        for path in videos.takeSettledChanges(now: now) {
             // Checked again when it next comes up.
-            checkedItems.remove(path)
+            videos[path].checked = false
             if path == config {
                 log.notice("the config file changed: reloading")
                 _ = reload(replyTo: nil)
@@ -170,63 +130,52 @@ extension App {
             }
             if playlists.values.contains(where: { $0.key.source == path }) {
                 playlistChanged(path)
-                touched = true
+                needsReconcile = true
                 if PlaylistSource.isDirectory(path) { continue }
             }
-            if let v = videos[path] {
+            if videos.clip(path) != nil {
                 log.notice("'\(path)' changed on disk: opening it again")
-                stopVideo(v)
+                stopVideo(path)
                 // Its outputs draw the new clip's first frame whatever its serial.
                 for h in heads.values where h.drawn?.video == path { h.surface?.invalidate() }
-                touched = true
+                needsReconcile = true
             }
-            if failedVideos[path] != nil && recheck([path]).isEmpty { touched = true }
+            if videos.failed(path) && recheck([path]).isEmpty { needsReconcile = true }
         }
-        if touched { reconcile() }
     }
 
     /// Tells each decoder the scale its frames are needed at: the largest output showing the
     /// video (its buffer size once configured, else the output's mode), by its mode.
     func updateDecodeScales() {
-        for v in videos.values {
+        for (path, v) in videos.open {
             guard let info = v.info else { continue }
-            let outputs = outputsShowing(v.path)
+            let outputs = outputsShowing(path)
             v.setDecodeScale(DecodeScale.factor(video: Size(width: info.width, height: info.height),
                                                 turned: info.orientation.rotation % 180 != 0, outputs: outputs), outputs: outputs)
         }
     }
 
-    /// The outputs that show or will show `path`: their buffer size once configured, else the
-    /// output's mode, and the scale mode. A span output counts as the whole canvas at its density.
+    /// The outputs that show or will show `path`: the pixels each needs (its buffer size once
+    /// configured, else the output's mode; a span output: the whole canvas at its density) and
+    /// the scale mode.
     func outputsShowing(_ path: String) -> [(size: Size, mode: ScaleMode)] {
         heads.values.compactMap { h in
             // The video fading out keeps the scale it has on this output until the fade ends.
             guard let s = [h.drawn ?? h.target, h.fade?.from].compactMap({ $0 }).first(where: { $0.video == path }) else { return nil }
             let size = h.surface.map(\.bufferSize).flatMap { $0.isEmpty ? nil : $0 } ?? h.output.info.physicalSize
-            guard let span = s.span, span.output.width > 0, span.output.height > 0 else { return (size, s.mode.single) }
-            return (Size(width: Int((Double(size.width) * span.canvas.width / span.output.width).rounded(.up)),
-                         height: Int((Double(size.height) * span.canvas.height / span.output.height).rounded(.up))), s.mode.single)
+            return (Span.neededSize(buffer: size, span: s.span), s.mode.single)
         }
     }
 
-    /// `-m span`: the outputs that show the same video with the same span mode form one canvas
-    /// (the bounding box of their layout rectangles); each target gets its part. Recomputed
-    /// whenever targets or the layout change.
+    /// Each span output's part of its canvas (Span.assign), recomputed whenever targets or the
+    /// layout change.
     func assignSpans() {
-        var groups: [String: [Head]] = [:]
-        for h in heads.values where h.output.isDone {
-            h.target?.span = nil
-            guard let t = h.target, t.mode.isSpan else { continue }
-            groups[t.mode.rawValue + "\u{0}" + t.video, default: []].append(h)
-        }
-        for group in groups.values {
-            let rects = group.map(\.output.info.logicalRect)
-            guard let canvas = Span.canvas(rects) else { continue }
-            for (h, r) in zip(group, rects) {
-                let view = SpanView(canvas: canvas, output: r)
-                if h.drawn?.span != view { log.debug("\(h.name): \(r) of the span canvas \(canvas)") }
-                h.target?.span = view
-            }
+        let connected = heads.values.filter(\.output.isDone)
+        let views = Span.assign(connected.map { (key: $0.id, target: $0.target, rect: $0.output.info.logicalRect) })
+        for h in connected {
+            let view = views[h.id]
+            if let view, h.drawn?.span != view { log.debug("\(h.name): \(view.output) of the span canvas \(view.canvas)") }
+            h.target?.span = view
         }
     }
 
@@ -234,7 +183,7 @@ extension App {
     private func ensureSurface(_ h: Head) {
         guard h.surface == nil, let registry, let compositor = registry.compositor, let shell = registry.layerShell else { return }
         let what: String
-        if let s = h.drawn, videos[s.video]?.isReady == true {
+        if let s = h.drawn, videos.clip(s.video)?.isReady == true {
             what = "showing '\(s.video)' (\(s.mode.rawValue))"
         } else if let c = h.solid {
             what = "showing the fallback colour \(c)"

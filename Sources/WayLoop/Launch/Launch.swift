@@ -1,0 +1,184 @@
+// Process start: the config file, the first check of every video (before connecting), one
+// instance per display (the lock, a hand-over to the running one, --replace), the control
+// socket, signals and the Wayland connection; then the App runs to the end. Main thread only.
+import CSystem
+import CWayland
+import Glibc
+import WayLoopCore
+
+enum Launch {
+    /// Runs WayLoop to the end and returns the exit status. `arguments` (argv without the
+    /// program name) are handed to an instance already running on this display.
+    static func run(options cli: Options, arguments: [String], log: Logger) -> ExitStatus {
+        let configEntries: [OutputEntry]
+        switch loadConfig(cli) {
+        case .failure(let e):
+            log.scoped("config").error("\(e)")
+            return .usage
+        case .success(let c): configEntries = withDefaultLoop(c, commandLine: cli.entries, log: log)
+        }
+        var options = cli
+        options.entries = configEntries + cli.entries
+        guard !options.videos.isEmpty else {
+            log.error("usage: \(UsageError.noVideo), and no \(VideoLookup.defaultLoop) is installed in "
+                + "\(VideoLookup.places(Sys.videoDirectories, home: Sys.env("HOME"))) (see wayloop --help)")
+            return .usage
+        }
+        var videos = VideoTable<Clip>()
+        if !checkVideos(options, into: &videos, log: log) { return .badVideo }
+        // The Wayland socket lives in XDG_RUNTIME_DIR (unless WAYLAND_DISPLAY is a path): say so in
+        // one line, before libwayland prints its own.
+        if let problem = Sys.runtimeDirectoryProblem {
+            log.scoped("wayland").error(problem)
+            return .noCompositor
+        }
+        let lock: InstanceLock
+        switch takeInstance(cli, arguments: arguments, log: log) {
+        case .done(let status): return status
+        case .taken(let l): lock = l
+        }
+        defer { lock.release() }
+        // The socket exists from now on, so that a hand-over during start-up waits in its backlog.
+        let server: ControlServer
+        do { server = try ControlServer(path: ControlServer.defaultPath, log: log.scoped("control")) } catch {
+            log.error("\(error)")
+            return .failure
+        }
+        defer { server.shutdown() }
+        // Signals are blocked before any thread starts, so only the signalfd sees them.
+        guard let signals = SignalFD(), let wakeup = WakeupFD() else {
+            log.error("cannot set up signal handling: \(Sys.errnoText())")
+            return .failure
+        }
+        defer { signals.close() }
+        guard let display = connect(log: log) else { return .noCompositor }
+        defer { wl_display_disconnect(display) }
+        // Large blocks (decoded frames, buffers of outputs that come and go) always through
+        // mmap, so freeing them returns the memory: glibc's moving threshold would otherwise
+        // keep them in the heap after the first free, and RSS would creep up (measured).
+        _ = csys_set_mmap_threshold(128 * 1024)
+        let app = App(options: options, commandLine: cli, configEntries: configEntries, log: log,
+                      display: display, signals: signals, wakeup: wakeup, videos: videos, control: server)
+        return app.run()
+    }
+
+    /// Checks every video an entry names (one error line each). False when none can play and
+    /// no fallback colour can stand in: stop here, before connecting (or handing over).
+    private static func checkVideos(_ options: Options, into videos: inout VideoTable<Clip>, log: Logger) -> Bool {
+        for path in options.allVideos {
+            // A fallback is one video (what shows when the rest cannot): never a playlist.
+            let check = options.videos.contains(path) ? PlaylistSource.preflight(path, table: &videos, log: log) : Preflight.check(path)
+            if let e = check {
+                log.scoped("video").error("\(e)")
+                videos.setFailure(path, e)
+            }
+        }
+        return !(options.allVideos.allSatisfy(videos.failed) && !options.hasFallbackColor)
+    }
+
+    private static func connect(log: Logger) -> OpaquePointer? {
+        guard let display = wl_display_connect(nil) else {
+            let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
+            log.scoped("wayland").error(name == nil
+                ? "WAYLAND_DISPLAY is not set and wayland-0 did not answer: run wayloop inside a Wayland session"
+                : "cannot connect to the Wayland compositor at WAYLAND_DISPLAY=\(name!): \(Sys.errnoText())")
+            return nil
+        }
+        return display
+    }
+
+    /// This start holds the display's lock, or is done (handed over, or failed).
+    private enum Instance {
+        case taken(InstanceLock)
+        case done(ExitStatus)
+    }
+
+    /// One instance per display: a second start hands its arguments over (so that
+    /// `exec_always wayloop ...` in a sway config never stacks processes), or with --replace
+    /// asks the running one to quit. The lock, or the exit status of this start.
+    private static func takeInstance(_ cli: Options, arguments: [String], log: Logger) -> Instance {
+        // The holder may be starting (no socket yet) or stopping (socket gone, lock not yet):
+        // try the lock and the socket in turn for a while.
+        let deadline = Sys.now() + 5 * .nanosPerSecond
+        while true {
+            switch InstanceLock.acquire() {
+            case .acquired(let l): return .taken(l)
+            case .failed(let e):
+                log.error("\(e)")
+                return .done(.failure)
+            case .held(let pid):
+                if cli.replace {
+                    if case .failure(let f) = CtlClient.quit() { log.debug("asking pid \(pid) to quit: \(f)") }
+                    guard case .acquired(let l) = InstanceLock.acquire(waitSeconds: 10) else {
+                        log.error("the wayloop running on this display (pid \(pid)) did not stop within 10 s; not replacing it")
+                        return .done(.alreadyRunning)
+                    }
+                    log.notice("replaced the wayloop that ran on this display (pid \(pid))")
+                    return .taken(l)
+                }
+                if let status = handOver(arguments, to: pid, log: log, final: Sys.now() >= deadline) { return .done(status) }
+                usleep(50_000)
+            }
+        }
+    }
+
+    /// A second start: hand the arguments to the running instance and report its answer; nil
+    /// when it did not answer (unless `final`: then that is the answer).
+    private static func handOver(_ arguments: [String], to pid: String, log: Logger, final: Bool) -> ExitStatus? {
+        switch CtlClient.handOver(args: arguments) {
+        case .failure(let f):
+            guard final else { return nil }
+            log.error("another wayloop (pid \(pid)) runs on this display, but its control socket does not answer (\(f)); "
+                + "stop it, or start with --replace")
+            return .alreadyRunning
+        case .success(let reply):
+            guard reply["ok"]?.bool == true else {
+                log.error(reply["error"]?.string ?? reply.serialized)
+                switch reply["kind"]?.string {
+                case "video": return .badVideo
+                case "usage", "config": return .usage
+                default: return .failure
+                }
+            }
+            log.notice("handed over to the wayloop already running on this display (pid \(pid))")
+            return .ok
+        }
+    }
+
+    // MARK: The config file
+
+    /// The config file a command line reads: `--config FILE`, else the default path; nil with
+    /// `--no-config` (or no home to find the default in).
+    static func configPath(_ cli: Options) -> String? {
+        if cli.noConfig { return nil }
+        return cli.configPath ?? ConfigFile.defaultPath(xdgConfigHome: Sys.env("XDG_CONFIG_HOME"), home: Sys.env("HOME"))
+    }
+
+    /// Nothing names a video (no argument, no `video` in the config file): the installed
+    /// default loop plays on every output, below whatever the config file sets. Said in one notice.
+    static func withDefaultLoop(_ config: [OutputEntry], commandLine: [OutputEntry], log: Logger) -> [OutputEntry] {
+        guard !(config + commandLine).contains(where: { $0.video != nil }),
+              let loop = VideoLookup.resolve(VideoLookup.defaultLoop, in: Sys.videoDirectories, entries: Sys.fileNames(in:)) else {
+            return config
+        }
+        log.notice("no video given: playing the default loop '\(loop)'")
+        return [OutputEntry(selector: .all, video: loop)] + config
+    }
+
+    /// The config file's entries: `--config FILE`, else the default path if it exists.
+    static func loadConfig(_ cli: Options) -> Result<[OutputEntry], ConfigError> {
+        let home = Sys.env("HOME")
+        guard let path = configPath(cli) else { return .success([]) }
+        switch Sys.readFile(path, limit: 1 << 20) {
+        case .failure(let e):
+            if e.code == ENOENT && cli.configPath == nil { return .success([]) }
+            // readFile refuses what is not a regular file (a FIFO would block): EINVAL.
+            let why = e.code == EINVAL ? "not a regular file" : e.code == EFBIG ? "too large (over 1 MiB)" : Sys.errnoText(e.code)
+            return .failure(ConfigError(file: path, line: 0, reason: "cannot read it: \(why)"))
+        case .success(let text):
+            do {
+                return .success(try ConfigFile.parse(text, path: path, home: home, find: { Sys.findVideo($0, here: $1) }))
+            } catch { return .failure(error) }
+        }
+    }
+}
