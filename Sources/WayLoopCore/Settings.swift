@@ -75,9 +75,9 @@ public enum EntrySettings {
                                                     parse: { e, v in yesNo(v).map { e.pauseOnBattery = $0 } != nil },
                                                     render: { $0.pauseOnBattery.map { $0 ? "yes" : "no" } })
 
-    public static let interval = EntrySetting("interval", flags: ["--interval"], expected: Duration.expected,
-                                              parse: { e, v in Duration.parse(v).map { e.interval = $0 } != nil },
-                                              render: { $0.interval.map(Duration.format) })
+    public static let interval = EntrySetting("interval", flags: ["--interval"], expected: DurationText.expected,
+                                              parse: { e, v in DurationText.parse(v).map { e.interval = $0 } != nil },
+                                              render: { $0.interval.map(DurationText.format) })
     public static let loops = EntrySetting("loops", flags: ["--loops"], expected: "a whole number from 1 to 1000000", numeric: true,
                                            parse: { e, v in
                                                guard let n = Int(v), (1...1_000_000).contains(n) else { return false }

@@ -23,7 +23,7 @@ public enum Transition: Equatable, Sendable, CustomStringConvertible {
             self = .standard
             return
         }
-        guard s.hasPrefix("fade:"), let d = Duration.parse(String(s.dropFirst(5))), d <= Self.longestFade else { return nil }
+        guard s.hasPrefix("fade:"), let d = DurationText.parse(String(s.dropFirst(5))), d <= Self.longestFade else { return nil }
         self = .fade(d)
     }
 
@@ -36,7 +36,7 @@ public enum Transition: Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .none: return "none"
-        case .fade(let d): return "fade:\(Duration.format(d))"
+        case .fade(let d): return "fade:\(DurationText.format(d))"
         }
     }
 

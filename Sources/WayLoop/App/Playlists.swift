@@ -195,7 +195,7 @@ extension App {
                 if let c = run.playlist.current, failedVideos[c] != nil { run.playlist.nextPlayable { self.failedVideos[$0] != nil } }
                 playlists[key] = run
                 log.notice("playlist '\(source)': \(items.count) video(s)\(s.shuffle ? ", shuffled" : "")"
-                    + (s.interval.map { ", switching every \(Duration.format($0))" } ?? ""))
+                    + (s.interval.map { ", switching every \(DurationText.format($0))" } ?? ""))
             }
         }
         s.playlist = source
