@@ -257,8 +257,6 @@ final class App {
         }
         self.registry = registry
         registry.delegate = self
-        // Always: pause rules can change at run time (config reload, hand-over).
-        registry.wantsToplevels = true
         // Two roundtrips: the globals, then the first events of the outputs bound in the first
         // (and their xdg-output names, when the manager came after them in the registry).
         if let status = startupRoundtrip() { return status }

@@ -19,9 +19,9 @@ final class Registry {
     private(set) var fractionalScale: OpaquePointer?
     /// zxdg_output_manager_v1: output names for wl_output before version 4.
     private(set) var xdgOutputManager: OpaquePointer?
-    /// zwlr_foreign_toplevel_manager_v1 (bound on request: it sends every window's state).
+    /// zwlr_foreign_toplevel_manager_v1: which outputs have a fullscreen window (always bound:
+    /// the pause rules can change at run time, by a config reload or a hand-over).
     private(set) var toplevelManager: OpaquePointer?
-    var wantsToplevels = false
     private(set) var presentation: OpaquePointer?
     /// wl_shm: the shm sink's buffers (bound by every client that may need it; cheap).
     private(set) var shm: OpaquePointer?
@@ -73,7 +73,7 @@ final class Registry {
             layerShell = bind(name, wlx_layer_shell_interface(), layerShellVersion)
         case "wp_viewporter":
             viewporter = bind(name, wlx_viewporter_interface(), 1)
-        case "zwlr_foreign_toplevel_manager_v1" where wantsToplevels:
+        case "zwlr_foreign_toplevel_manager_v1":
             toplevelManager = bind(name, wlx_foreign_toplevel_manager_interface(), min(version, 3))
         case "zxdg_output_manager_v1":
             xdgOutputManager = bind(name, wlx_xdg_output_manager_interface(), min(version, 3))
