@@ -1,7 +1,7 @@
-/// The size a video is decoded at (issue 11, and issue 12's "frames follow the screen, not the
-/// file"): the decoder scales each frame down to what the largest output showing it samples, so
-/// that a 2160p clip on 1080p outputs costs the main thread a 1080p conversion (or upload) and
-/// its memory a 1080p frame. Pure.
+/// The size a video is decoded at (frames follow the screen, not the file): the decoder scales
+/// each frame down to what the largest output showing it samples, so that a 2160p clip on
+/// 1080p outputs costs the main thread a 1080p conversion (or upload) and its memory a 1080p
+/// frame. Pure.
 public enum DecodeScale {
     /// Scales above this are not worth a second conversion pass: decoded as they are.
     public static let threshold = 0.75

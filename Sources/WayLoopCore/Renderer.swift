@@ -1,4 +1,4 @@
-// Which renderer draws the frames (issue 11): GLES through EGL, or libswscale straight into
+// Which renderer draws the frames: GLES through EGL, or libswscale straight into
 // wl_shm buffers. Pure: the shell gathers the facts, this decides and says why.
 
 /// What the user asks for (`--renderer`, `renderer =` in the config file's top section).

@@ -1,4 +1,4 @@
-// Where the shm renderer's libswscale conversion reads and writes (issue 11): the Placement's
+// Where the shm renderer's libswscale conversion reads and writes: the Placement's
 // normalised rectangles turned into whole pixels. Fill crops by moving the plane pointers (the
 // luma crop is exact; subsampled chroma planes start at the sample at or before it, at most
 // half a chroma sample off, as GL's bilinear chroma is); fit and center write into a sub-rectangle

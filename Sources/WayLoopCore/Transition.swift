@@ -1,4 +1,4 @@
-// How an output goes from one video to the next (issue 14): `none` switches on a frame
+// How an output goes from one video to the next: `none` switches on a frame
 // boundary; `fade:DURATION` plays both videos for DURATION and blends the new one in (GL: in
 // the shader pass; shm: a blend pass over the two converted pictures). Pure.
 

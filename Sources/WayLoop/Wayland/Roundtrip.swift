@@ -1,5 +1,5 @@
-// wl_display_roundtrip with a deadline and an ear for SIGINT/SIGTERM (issue 12): a socket that
-// accepts but never answers, or answers garbage, must not hang start-up, and a stop signal
+// wl_display_roundtrip with a deadline and an ear for SIGINT/SIGTERM: a socket that accepts
+// but never answers, or answers garbage, must not hang start-up, and a stop signal
 // must work while it waits (signals are already blocked for the signalfd). Main thread only.
 import CWayland
 import Glibc
