@@ -16,7 +16,7 @@ final class App {
     var runtimeEntries: [(tag: Int, entry: OutputEntry)] = []
     var nextTag = 0
     let log: Logger
-    let display: OpaquePointer
+    let display: WLDisplay
     let signals: SignalFD
     let wakeup: WakeupFD
     let loop: EventLoop
@@ -72,7 +72,7 @@ final class App {
     static let changeSettle: Nanos = 300_000_000
 
     private init(options: Options, commandLine: Options, configEntries: [OutputEntry], log: Logger,
-                 display: OpaquePointer, signals: SignalFD, wakeup: WakeupFD) {
+                 display: WLDisplay, signals: SignalFD, wakeup: WakeupFD) {
         self.options = options
         self.commandLine = commandLine
         self.configEntries = configEntries
@@ -164,14 +164,14 @@ final class App {
             return .failure
         }
         defer { signals.close() }
-        guard let display = wl_display_connect(nil) else {
+        guard let display = WLDisplay.connect() else {
             let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
             log.scoped("wayland").error(name == nil
                 ? "WAYLAND_DISPLAY is not set and wayland-0 did not answer: run wayloop inside a Wayland session"
                 : "cannot connect to the Wayland compositor at WAYLAND_DISPLAY=\(name!): \(Sys.errnoText())")
             return .noCompositor
         }
-        defer { wl_display_disconnect(display) }
+        defer { display.disconnect() }
         // Large blocks (decoded frames, buffers of outputs that come and go) always through
         // mmap, so freeing them returns the memory: glibc's moving threshold would otherwise
         // keep them in the heap after the first free, and RSS would creep up (measured).
@@ -287,8 +287,7 @@ final class App {
         for path in options.allVideos where failedVideos[path] == nil && !playlistKind(path) {
             guard startVideo(path) else { return .failure }
         }
-        if let m = registry.toplevelManager {
-            let t = Toplevels(manager: m)
+        if let t = registry.takeToplevels() {
             t.delegate = self
             toplevels = t
         }
@@ -328,11 +327,11 @@ final class App {
                 + "within \(Int(Self.startupTimeout)) s")
             return .noCompositor
         case .lost:
-            if wl_display_get_error(display) == EPROTO {
+            if display.error == EPROTO {
                 log.scoped("wayland").error("the compositor at WAYLAND_DISPLAY=\(name) sent a protocol error during start-up")
             } else {
                 log.scoped("wayland").error("the connection to WAYLAND_DISPLAY=\(name) failed during start-up "
-                    + "(\(Sys.errnoText(wl_display_get_error(display)))): is it a Wayland compositor?")
+                    + "(\(Sys.errnoText(display.error))): is it a Wayland compositor?")
             }
             return .noCompositor
         }
@@ -345,7 +344,7 @@ final class App {
         var decision = early
         if decision == nil {
             do {
-                let device = try GLDevice(wlDisplay: display)
+                let device = try GLDevice(wlDisplay: display.proxy)
                 let d = RendererChoice.afterEGL(request, glRenderer: device.name)
                 if d.kind == .gl { gl = device }
                 decision = d
@@ -364,7 +363,7 @@ final class App {
             log.scoped("wayland").error("the compositor offers no wl_shm, and the shm renderer needs it")
             return .missingProtocol
         }
-        shm = ShmDevice(shm: wlShm)
+        shm = ShmDevice(shm: wlShm.proxy)
         // libswscale takes any size: only absurd pictures are scaled down by the decoder.
         for v in videos.values { v.maxTextureSize = ShmDevice.maxPictureSize }
         return nil
@@ -436,13 +435,9 @@ final class App {
     }
 
     private func connectionLost() {
-        let err = wl_display_get_error(display)
-        if err == EPROTO {
-            var iface: UnsafePointer<wl_interface>?
-            var id: UInt32 = 0
-            let code = wl_display_get_protocol_error(display, &iface, &id)
-            let name = iface.map { String(cString: $0.pointee.name) } ?? "?"
-            log.scoped("wayland").error("protocol error \(code) on \(name)#\(id): this is a WayLoop bug")
+        if display.error == EPROTO {
+            let e = display.protocolError
+            log.scoped("wayland").error("protocol error \(e.code) on \(e.interface)#\(e.id): this is a WayLoop bug")
             exitStatus = .failure
         } else {
             log.scoped("wayland").notice("the compositor closed the connection; exiting")
@@ -502,6 +497,6 @@ final class App {
         toplevels = nil
         heads.removeAll()
         registry = nil
-        wl_display_flush(display)
+        display.flush()
     }
 }
