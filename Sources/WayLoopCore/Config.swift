@@ -1,20 +1,28 @@
 // The config file, pure: `$XDG_CONFIG_HOME/wayloop/config` parsed into output entries (the same
 // values as the command line's -o scopes). The format (README "Config file"):
 //
-//     # defaults for every output
-//     video = ~/Videos/loop.mp4
-//     mode = fill                 # fill | fit | stretch | center | tile
-//     color = 000000              # bars and borders
+//     # defaults for every output (the top section, before any [output] header)
+//     video = ~/Videos/waves.mp4  # a video, a directory or a playlist file (.m3u, .m3u8, .txt)
+//     mode = fill                 # fill | fit | stretch | center | tile | span | span-fit
+//     color = 000000              # bars and borders: RRGGBB or #RRGGBB ("colour" works too)
 //     dim = 0.2                   # 0 to 1
 //     fallback = 202020           # a colour or a video, shown when the video cannot be played
-//     pause-on-fullscreen = yes   # yes | no
+//     pause-on-fullscreen = yes   # yes | no (also true/false, on/off, 1/0)
 //     pause-on-battery = no
+//     interval = 10m              # a playlist's switch: 30s, 10m, 2h30m, 500ms (or loops = N)
+//     shuffle = yes
+//     transition = fade:0.5s      # none | fade | fade:DURATION
 //     renderer = auto             # auto | gl | shm (top section only: every output)
 //
-//     [output DP-1]               # a connector name, or "Make Model Serial" in quotes
-//     video = ~/Videos/left.mp4
+//     [output DP-1]               # a connector name, "Make Model Serial" in quotes, or *
+//     video = left.mp4
 //
-// Relative paths are relative to the file's directory; `~/` is the home directory.
+// `key = value`, one a line; a value may be in double quotes. A `#` starts a comment at the start
+// of a line or after a space or tab, outside quotes (`color = #RRGGBB` is a colour, and
+// `clip#2.mp4` keeps its `#`). A key is set once per section, a section appears once ([*] is
+// [output *]); a UTF-8 byte-order mark and CRLF line ends are accepted. Relative paths (`video`,
+// a `fallback` video) are relative to the file's directory, `~/` is the home directory, and a
+// bare name (no slash) is a file beside the config file or one in the wayloop data directories.
 
 public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     public let file: String

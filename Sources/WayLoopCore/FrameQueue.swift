@@ -51,8 +51,8 @@ extension BoundedQueue: RandomAccessCollection {
     }
 }
 
-/// The decoded queue is bounded in bytes as well as frames (issue 12: eight 8192x8192 frames
-/// are 800 MB), never below two frames, so that a huge picture still plays.
+/// The decoded queue is bounded in bytes as well as frames (eight 8192x8192 frames are
+/// 800 MB), never below two frames, so that a huge picture still plays.
 public enum QueueBudget {
     /// Bytes of decoded frames queued ahead of the screen per clip.
     public static let defaultBytes = 48 << 20

@@ -52,7 +52,7 @@ public struct Logger: Sendable {
 }
 
 public enum LineText {
-    /// `text` made one line for a terminal or a log (issue 12: a path with a newline turned one
+    /// `text` made one line for a terminal or a log (a path with a newline must not turn one
     /// error into two): control characters and DEL written as `\n`, `\t`, `\r` or `\u{1b}`,
     /// and a byte of a file name that is not UTF-8 (PathBytes) as `\xe9`.
     public static func escaped(_ text: String) -> String {

@@ -1,6 +1,6 @@
 // The state of one output's player, after the seeds' explicit states: idle → loading → playing
 // ⇄ paused(reason), and → failed(kind, message). Pure: the shell feeds events and publishes the
-// transitions this returns (log at debug level; the control socket's subscribers, issue 6).
+// transitions this returns (to the debug log, and as events to the control socket's subscribers).
 
 public enum PauseReason: String, Sendable, CaseIterable, Comparable {
     /// The user asked (SIGUSR1, `wayloop ctl pause`). Listed first: it wins.

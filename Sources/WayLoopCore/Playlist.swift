@@ -5,7 +5,7 @@
 
 /// A length of time written for people: `30s`, `10m`, `1h`, `1.5s`, `500ms`, `2h30m`, `1d`, `90`
 /// (a bare number is seconds), parsed to seconds and formatted back for messages.
-public enum Duration {
+public enum DurationText {
     /// Seconds per unit, largest first: a compound duration names its units in this order, each once.
     static let units: [(name: String, seconds: Double)] = [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1), ("ms", 0.001)]
 
@@ -109,7 +109,7 @@ public enum PlaylistFile {
     public static func isPlaylist(_ path: String) -> Bool {
         guard let name = path.split(separator: "/", omittingEmptySubsequences: false).last,
               let dot = name.lastIndex(of: "."), dot > name.startIndex else { return false }
-        let ext = String(name[name.index(after: dot)...].unicodeScalars.map { Character(Duration.lowerASCII($0)) })
+        let ext = String(name[name.index(after: dot)...].unicodeScalars.map { Character(DurationText.lowerASCII($0)) })
         return extensions.contains(ext)
     }
 
@@ -150,13 +150,13 @@ public enum PlaylistFile {
     /// The lower-cased scheme of `s` when it starts like a URL (`^[a-zA-Z][a-zA-Z0-9+.-]*://`).
     public static func urlScheme(_ s: String) -> String? {
         let u = Array(s.unicodeScalars)
-        guard let first = u.first, Duration.isLetter(first) else { return nil }
+        guard let first = u.first, DurationText.isLetter(first) else { return nil }
         var i = 1
-        while i < u.count, Duration.isLetter(u[i]) || Duration.isDigit(u[i]) || u[i] == "+" || u[i] == "." || u[i] == "-" {
+        while i < u.count, DurationText.isLetter(u[i]) || DurationText.isDigit(u[i]) || u[i] == "+" || u[i] == "." || u[i] == "-" {
             i += 1
         }
         guard i + 3 <= u.count, u[i] == ":", u[i + 1] == "/", u[i + 2] == "/" else { return nil }
-        return String(String.UnicodeScalarView(u[0..<i].map { Duration.lowerASCII($0) }))
+        return String(String.UnicodeScalarView(u[0..<i].map { DurationText.lowerASCII($0) }))
     }
 
     /// The local path of a `file://` URL (`file:///p` or `file://localhost/p`), percent-decoded;
@@ -166,7 +166,7 @@ public enum PlaylistFile {
         var path: Substring.UnicodeScalarView
         if rest.first == "/" {
             path = rest
-        } else if String(String.UnicodeScalarView(rest.prefix(10).map { Duration.lowerASCII($0) })) == "localhost/" {
+        } else if String(String.UnicodeScalarView(rest.prefix(10).map { DurationText.lowerASCII($0) })) == "localhost/" {
             path = rest.dropFirst(9)
         } else {
             return nil

@@ -1,4 +1,4 @@
-// When a playlist switches (issue 14), pure: on an interval (wall time since its video was
+// When a playlist switches, pure: on an interval (wall time since its video was
 // first on screen), or after --loops passes (on the frame boundary: the switch is due when the
 // next queued frame would start a pass beyond the count, and that frame's time has come); and
 // when the next video should be opened ahead, so that its first frame is ready at the switch.

@@ -1,21 +1,5 @@
-// Which renderer draws the frames (issue 11): GLES through EGL, or libswscale straight into
+// Which renderer draws the frames: GLES through EGL, or libswscale straight into
 // wl_shm buffers. Pure: the shell gathers the facts, this decides and says why.
-
-/// The wlr-layer-shell layer the surfaces go on (`--layer`): background for a wallpaper, top or
-/// overlay for a screensaver (overlay is above fullscreen windows too).
-public enum Layer: String, Sendable, CaseIterable {
-    case background, bottom, top, overlay
-}
-
-/// An instance name (`--name`): its own lock and control socket, so that a screensaver runs
-/// beside the wallpaper. Letters, digits, `.`, `_` and `-`, at most 32 (it goes into a path).
-public enum InstanceName {
-    public static func isValid(_ s: String) -> Bool {
-        !s.isEmpty && s.count <= 32 && s != "." && s != ".."
-            && s.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0) }
-    }
-    public static let expected = "a name of letters, digits, '.', '_' and '-' (at most 32)"
-}
 
 /// What the user asks for (`--renderer`, `renderer =` in the config file's top section).
 public enum RendererRequest: String, Sendable, CaseIterable {

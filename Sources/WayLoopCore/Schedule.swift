@@ -1,7 +1,8 @@
 // When an output draws, and when the loop must wake for it: one pure decision that both the
-// draw pass (tick) and the poll timeout use, so that they can never disagree (issue 11: a
-// surface marked for redraw before its first configure once got a 0 ms timeout but no draw,
-// a spin). House style 6: draw only when the frame callback fired and a new frame is due.
+// draw pass (tick) and the poll timeout use, so that they can never disagree (when they
+// did, a surface marked for redraw before its first configure got a 0 ms timeout but no draw:
+// a spin). An output draws only when its frame callback fired and a new frame is due: pacing
+// follows the compositor, never a sleep.
 
 public enum Schedule {
     /// What an output shows.

@@ -1,4 +1,4 @@
-// The per-output settings, named once (issue 11): the command line (`-m fit`), the config file
+// The per-output settings, named once: the command line (`-m fit`), the config file
 // (`mode = fit`), `wayloop ctl set` (`-m fit`) and the control protocol (`"mode":"fit"`) all
 // read a setting through this table, so they take the same values and say the same thing
 // about a bad one. The video itself is not in it: its path is resolved differently in each.
@@ -75,9 +75,9 @@ public enum EntrySettings {
                                                     parse: { e, v in yesNo(v).map { e.pauseOnBattery = $0 } != nil },
                                                     render: { $0.pauseOnBattery.map { $0 ? "yes" : "no" } })
 
-    public static let interval = EntrySetting("interval", flags: ["--interval"], expected: Duration.expected,
-                                              parse: { e, v in Duration.parse(v).map { e.interval = $0 } != nil },
-                                              render: { $0.interval.map(Duration.format) })
+    public static let interval = EntrySetting("interval", flags: ["--interval"], expected: DurationText.expected,
+                                              parse: { e, v in DurationText.parse(v).map { e.interval = $0 } != nil },
+                                              render: { $0.interval.map(DurationText.format) })
     public static let loops = EntrySetting("loops", flags: ["--loops"], expected: "a whole number from 1 to 1000000", numeric: true,
                                            parse: { e, v in
                                                guard let n = Int(v), (1...1_000_000).contains(n) else { return false }
@@ -127,8 +127,8 @@ extension OutputEntry {
     }
 
     /// Which of `entries` still matter: an entry is dropped when later entries with the same
-    /// selector set every field it sets (issue 12: 20 000 `ctl set -m …` must not make a list
-    /// of 20 000 overrides). Order is kept; what `Options.settings` computes does not change.
+    /// selector set every field it sets (20 000 `ctl set -m …` must not make a list of
+    /// 20 000 overrides). Order is kept; what `Options.settings` computes does not change.
     public static func unshadowed(_ entries: [OutputEntry]) -> [Bool] {
         var keep = Array(repeating: true, count: entries.count)
         var later: [OutputSelector: Set<String>] = [:]

@@ -1,4 +1,4 @@
-// Where the shm renderer's libswscale conversion reads and writes (issue 11): the Placement's
+// Where the shm renderer's libswscale conversion reads and writes: the Placement's
 // normalised rectangles turned into whole pixels. Fill crops by moving the plane pointers (the
 // luma crop is exact; subsampled chroma planes start at the sample at or before it, at most
 // half a chroma sample off, as GL's bilinear chroma is); fit and center write into a sub-rectangle
@@ -78,49 +78,5 @@ public enum BufferTransform {
         // WL_OUTPUT_TRANSFORM_NORMAL 0, _90 1, _180 2, _270 3, _FLIPPED 4, _FLIPPED_90 5, ...
         let quarter = Int32(o.rotation / 90)
         return o.mirrored ? 4 + quarter : quarter
-    }
-}
-
-/// The size a video is decoded at (issue 11, and issue 12's "frames follow the screen, not the
-/// file"): the decoder scales each frame down to what the largest output showing it samples, so
-/// that a 2160p clip on 1080p outputs costs the main thread a 1080p conversion (or upload) and
-/// its memory a 1080p frame. Pure.
-public enum DecodeScale {
-    /// Scales above this are not worth a second conversion pass: decoded as they are.
-    public static let threshold = 0.75
-
-    /// The factor (≤ 1) for a video of `video` coded pixels, shown turned a quarter (`turned`)
-    /// or not, on outputs of these buffer sizes and modes. 1 when no output says.
-    public static func factor(video: Size, turned: Bool, outputs: [(size: Size, mode: ScaleMode)]) -> Double {
-        let display = turned ? Size(width: video.height, height: video.width) : video
-        guard !display.isEmpty, !outputs.isEmpty else { return 1 }
-        var need = 0.0
-        for (o, mode) in outputs where !o.isEmpty {
-            let sx = Double(o.width) / Double(display.width), sy = Double(o.height) / Double(display.height)
-            switch mode.single {
-            case .fill, .stretch: need = max(need, sx, sy)
-            case .fit: need = max(need, min(sx, sy))
-            default: need = 1
-            }
-        }
-        guard need > 0, need < threshold else { return 1 }
-        return need
-    }
-
-    /// libavcodec's `lowres` for a decoder that has it (MJPEG, MPEG-1/2/4 part 2: the IDCT
-    /// itself gives 1/2, 1/4 or 1/8 of the picture, so a full-size frame never exists): the
-    /// largest n ≤ `maxLowres` whose 1/2ⁿ still holds every pixel the outputs need (`scale`).
-    public static func lowres(scale: Double, maxLowres: Int) -> Int {
-        guard scale > 0, scale < 1 else { return 0 }
-        var n = 0
-        while n < maxLowres && 1.0 / Double(1 << (n + 1)) >= scale { n += 1 }
-        return n
-    }
-
-    /// What is left to scale a frame decoded at `lowres` by, to reach `scale` of the coded size
-    /// (1: nothing worth a second pass).
-    public static func remaining(scale: Double, lowres: Int) -> Double {
-        let r = min(1, scale * Double(1 << lowres))
-        return r >= threshold ? 1 : r
     }
 }

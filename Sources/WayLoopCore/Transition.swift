@@ -1,4 +1,4 @@
-// How an output goes from one video to the next (issue 14): `none` switches on a frame
+// How an output goes from one video to the next: `none` switches on a frame
 // boundary; `fade:DURATION` plays both videos for DURATION and blends the new one in (GL: in
 // the shader pass; shm: a blend pass over the two converted pictures). Pure.
 
@@ -23,7 +23,7 @@ public enum Transition: Equatable, Sendable, CustomStringConvertible {
             self = .standard
             return
         }
-        guard s.hasPrefix("fade:"), let d = Duration.parse(String(s.dropFirst(5))), d <= Self.longestFade else { return nil }
+        guard s.hasPrefix("fade:"), let d = DurationText.parse(String(s.dropFirst(5))), d <= Self.longestFade else { return nil }
         self = .fade(d)
     }
 
@@ -36,7 +36,7 @@ public enum Transition: Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .none: return "none"
-        case .fade(let d): return "fade:\(Duration.format(d))"
+        case .fade(let d): return "fade:\(DurationText.format(d))"
         }
     }
 

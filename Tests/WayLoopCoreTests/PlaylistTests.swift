@@ -1,7 +1,7 @@
 import WayLoopCore
 import XCTest
 
-final class DurationTests: XCTestCase {
+final class DurationTextTests: XCTestCase {
     func testParse() {
         let cases: [(String, Double?, String)] = [
             ("30s", 30, "seconds"),
@@ -58,7 +58,7 @@ final class DurationTests: XCTestCase {
             ("١s", nil, "a non-ASCII digit"),
         ]
         for (text, want, note) in cases {
-            XCTAssertEqual(Duration.parse(text), want, "\(text.debugDescription): \(note)")
+            XCTAssertEqual(DurationText.parse(text), want, "\(text.debugDescription): \(note)")
         }
     }
 
@@ -82,15 +82,15 @@ final class DurationTests: XCTestCase {
             (0.0001, "0.0001s", "below a millisecond but not zero: shown as is"),
         ]
         for (seconds, want, note) in cases {
-            XCTAssertEqual(Duration.format(seconds), want, "\(seconds): \(note)")
+            XCTAssertEqual(DurationText.format(seconds), want, "\(seconds): \(note)")
         }
     }
 
     /// Whatever `format` writes, `parse` reads back (for durations `parse` accepts).
     func testFormatReadsBack() {
         for s in [0.5, 1, 1.5, 59, 60, 61, 90, 599.999, 3600, 3601, 9000, 86_399.999, 86_400, 123_456.789, 604_800] {
-            let text = Duration.format(s)
-            guard let back = Duration.parse(text) else { return XCTFail("\(s) → \(text) does not parse") }
+            let text = DurationText.format(s)
+            guard let back = DurationText.parse(text) else { return XCTFail("\(s) → \(text) does not parse") }
             XCTAssertEqual(back, s, accuracy: 1e-9, text)
         }
     }

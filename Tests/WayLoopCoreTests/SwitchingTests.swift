@@ -118,7 +118,7 @@ final class SwitchingTests: XCTestCase {
         XCTAssertEqual(o.entries[1].shuffle, false)
         XCTAssertEqual(o.entries[2].mode, .spanFit)
         let bad: [([String], UsageError)] = [
-            (["--interval", "soon", "a.mp4"], .badValue(option: "--interval", value: "soon", expected: Duration.expected)),
+            (["--interval", "soon", "a.mp4"], .badValue(option: "--interval", value: "soon", expected: DurationText.expected)),
             (["--loops", "0", "a.mp4"], .badValue(option: "--loops", value: "0", expected: "a whole number from 1 to 1000000")),
             (["--transition", "wipe", "a.mp4"], .badValue(option: "--transition", value: "wipe", expected: Transition.expected)),
             (["--interval"], .missingValue(option: "--interval")),

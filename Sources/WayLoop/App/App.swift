@@ -16,7 +16,7 @@ final class App {
     var runtimeEntries: [(tag: Int, entry: OutputEntry)] = []
     var nextTag = 0
     let log: Logger
-    let display: OpaquePointer
+    let display: WLDisplay
     let signals: SignalFD
     let wakeup: WakeupFD
     let loop: EventLoop
@@ -62,7 +62,7 @@ final class App {
     static let changeSettle: Nanos = 300_000_000
 
     init(options: Options, commandLine: Options, configEntries: [OutputEntry], log: Logger,
-         display: OpaquePointer, signals: SignalFD, wakeup: WakeupFD, videos: VideoTable<Clip>, control: ControlServer) {
+         display: WLDisplay, signals: SignalFD, wakeup: WakeupFD, videos: VideoTable<Clip>, control: ControlServer) {
         self.options = options
         self.commandLine = commandLine
         self.configEntries = configEntries
@@ -100,8 +100,6 @@ final class App {
         }
         self.registry = registry
         registry.delegate = self
-        // Always: pause rules can change at run time (config reload, hand-over).
-        registry.wantsToplevels = true
         // Two roundtrips: the globals, then the first events of the outputs bound in the first
         // (and their xdg-output names, when the manager came after them in the registry).
         if let status = startupRoundtrip() { return status }
@@ -132,8 +130,7 @@ final class App {
         for path in options.allVideos where !videos.failed(path) && !playlistKind(path) {
             guard startVideo(path) else { return .failure }
         }
-        if let m = registry.toplevelManager {
-            let t = Toplevels(manager: m)
+        if let t = registry.takeToplevels() {
             t.delegate = self
             toplevels = t
         }
@@ -177,11 +174,11 @@ final class App {
                 + "within \(Int(Self.startupTimeout)) s")
             return .noCompositor
         case .lost:
-            if wl_display_get_error(display) == EPROTO {
+            if display.error == EPROTO {
                 log.scoped("wayland").error("the compositor at WAYLAND_DISPLAY=\(name) sent a protocol error during start-up")
             } else {
                 log.scoped("wayland").error("the connection to WAYLAND_DISPLAY=\(name) failed during start-up "
-                    + "(\(Sys.errnoText(wl_display_get_error(display)))): is it a Wayland compositor?")
+                    + "(\(Sys.errnoText(display.error))): is it a Wayland compositor?")
             }
             return .noCompositor
         }
@@ -194,7 +191,7 @@ final class App {
         var decision = early
         if decision == nil {
             do {
-                let device = try GLDevice(wlDisplay: display)
+                let device = try GLDevice(wlDisplay: display.proxy)
                 let d = RendererChoice.afterEGL(request, glRenderer: device.name)
                 if d.kind == .gl { gl = device }
                 decision = d
@@ -213,7 +210,7 @@ final class App {
             log.scoped("wayland").error("the compositor offers no wl_shm, and the shm renderer needs it")
             return .missingProtocol
         }
-        shm = ShmDevice(shm: wlShm)
+        shm = ShmDevice(shm: wlShm.proxy)
         // libswscale takes any size: only absurd pictures are scaled down by the decoder.
         for (_, v) in videos.open { v.maxTextureSize = ShmDevice.maxPictureSize }
         return nil
@@ -304,13 +301,9 @@ final class App {
     }
 
     private func connectionLost() {
-        let err = wl_display_get_error(display)
-        if err == EPROTO {
-            var iface: UnsafePointer<wl_interface>?
-            var id: UInt32 = 0
-            let code = wl_display_get_protocol_error(display, &iface, &id)
-            let name = iface.map { String(cString: $0.pointee.name) } ?? "?"
-            log.scoped("wayland").error("protocol error \(code) on \(name)#\(id): this is a WayLoop bug")
+        if display.error == EPROTO {
+            let e = display.protocolError
+            log.scoped("wayland").error("protocol error \(e.code) on \(e.interface)#\(e.id): this is a WayLoop bug")
             exitStatus = .failure
         } else {
             log.scoped("wayland").notice("the compositor closed the connection; exiting")
@@ -357,6 +350,6 @@ final class App {
         toplevels = nil
         heads.removeAll()
         registry = nil
-        wl_display_flush(display)
+        display.flush()
     }
 }

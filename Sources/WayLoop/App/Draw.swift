@@ -142,7 +142,7 @@ extension App {
         guard let frame = v.current, let picture = v.picture, s.needsRedraw || s.shownSerial != v.serial || stepDue else { return }
         let shared = fading == nil && sharesPicture(v, size: s.bufferSize)
         try sink.present(picture, settings: settings, on: s, shared: shared, fading: fading) {
-            trace?.committing(output: h.id, name: h.name, surface: s.surface, frame: frame, at: now)
+            trace?.committing(output: h.id, name: h.name, surface: s.wlSurface, frame: frame, at: now)
         }
         s.didDraw(serial: v.serial)
         v.lastDrawn = now

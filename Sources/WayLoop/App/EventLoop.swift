@@ -44,7 +44,7 @@ struct SignalFD {
 /// Waits on the slots with the Wayland read protocol: prepare_read → flush → poll → read or
 /// cancel → dispatch. Returns the slots that fired, or nil when the connection is lost.
 final class EventLoop {
-    let display: OpaquePointer
+    let display: WLDisplay
     private static let fixed = 5
     private static let capacity = fixed + 1 + ControlServer.maxClients
     private let fds = UnsafeMutablePointer<pollfd>.allocate(capacity: EventLoop.capacity)
@@ -53,9 +53,9 @@ final class EventLoop {
 
     /// `filesFD`: the FileWatcher's inotify fd, `pressure` the memory-pressure fd and the events
     /// it reports (-1: none; poll skips it).
-    init(display: OpaquePointer, wakeupFD: Int32, signalFD: Int32, filesFD: Int32, pressure: (fd: Int32, events: Int16)) {
+    init(display: WLDisplay, wakeupFD: Int32, signalFD: Int32, filesFD: Int32, pressure: (fd: Int32, events: Int16)) {
         self.display = display
-        fds[0] = pollfd(fd: wl_display_get_fd(display), events: 0, revents: 0)
+        fds[0] = pollfd(fd: display.fd, events: 0, revents: 0)
         fds[1] = pollfd(fd: wakeupFD, events: Int16(POLLIN), revents: 0)
         fds[2] = pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)
         fds[3] = pollfd(fd: filesFD, events: Int16(POLLIN), revents: 0)
@@ -64,16 +64,16 @@ final class EventLoop {
     deinit { fds.deallocate() }
 
     func wait(timeoutMs: Int32) -> LoopEvents? {
-        while wl_display_prepare_read(display) != 0 {
-            if wl_display_dispatch_pending(display) < 0 { return nil }
+        while !display.prepareRead() {
+            if !display.dispatchPending() { return nil }
         }
         // Flush what we sent; EAGAIN means the socket is full and poll waits for POLLOUT.
         var wantWrite = false
-        if wl_display_flush(display) < 0 {
+        if !display.flush() {
             if errno == EAGAIN { wantWrite = true } else {
                 // The compositor may have closed the connection after a protocol error: read
                 // what it sent last, so that the error is reported as one (not as a clean exit).
-                if wl_display_read_events(display) == 0 { _ = wl_display_dispatch_pending(display) }
+                if display.readEvents() { display.dispatchPending() }
                 return nil
             }
         }
@@ -81,18 +81,18 @@ final class EventLoop {
         let extra = control?.fill(fds + Self.fixed, capacity: Self.capacity - Self.fixed) ?? 0
         let n = poll(fds, nfds_t(Self.fixed + extra), timeoutMs)
         if n < 0 {
-            wl_display_cancel_read(display)
+            display.cancelRead()
             return errno == EINTR ? [] : nil
         }
         var events: LoopEvents = []
         if fds[0].revents & Int16(POLLIN) != 0 {
-            if wl_display_read_events(display) < 0 { return nil }
+            if !display.readEvents() { return nil }
             events.insert(.wayland)
         } else {
-            wl_display_cancel_read(display)
+            display.cancelRead()
             if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { return nil }
         }
-        if wl_display_dispatch_pending(display) < 0 { return nil }
+        if !display.dispatchPending() { return nil }
         if fds[1].revents & Int16(POLLIN) != 0 { events.insert(.wakeup) }
         if fds[2].revents & Int16(POLLIN) != 0 { events.insert(.signal) }
         if fds[3].revents & Int16(POLLIN) != 0 { events.insert(.files) }

@@ -4,10 +4,9 @@
 import WayLoopCore
 
 extension App: RegistryDelegate {
-    func outputAdded(name: UInt32, proxy: OpaquePointer, version: UInt32) {
-        let o = Output(globalName: name, proxy: proxy, version: version)
+    func outputAdded(_ o: Output) {
         o.delegate = self
-        heads[name] = Head(output: o)
+        heads[o.globalName] = Head(output: o)
         if let m = registry?.xdgOutputManager { o.attachXdgOutput(manager: m) }
     }
 
@@ -69,7 +68,7 @@ extension App: ToplevelsDelegate {
     func updatePause(_ h: Head) {
         let s = h.drawn ?? h.target
         // On the overlay layer nothing covers it, a fullscreen window included.
-        let fullscreen = s?.pauseOnFullscreen ?? true && options.layer != .overlay && toplevels?.hasFullscreen(on: h.output.proxy) == true
+        let fullscreen = s?.pauseOnFullscreen ?? true && options.layer != .overlay && toplevels?.hasFullscreen(on: h.output) == true
         let battery = s?.pauseOnBattery ?? false && onBattery
         let before = h.player.pauseReasons
         apply(h, fullscreen ? .pause(.fullscreen) : .resume(.fullscreen))

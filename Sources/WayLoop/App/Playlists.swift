@@ -37,7 +37,7 @@ extension App {
             if let c = run.playlist.current, videos.failed(c) { run.playlist.nextPlayable(videos.failed) }
             playlists[key] = run
             log.notice("playlist '\(key.source)': \(items.count) video(s)\(key.shuffle ? ", shuffled" : "")"
-                + (key.interval.map { ", switching every \(Duration.format($0))" } ?? ""))
+                + (key.interval.map { ", switching every \(DurationText.format($0))" } ?? ""))
             return run
         }
     }

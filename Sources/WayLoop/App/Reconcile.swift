@@ -193,7 +193,7 @@ extension App {
         let sink: Sink
         if let gl { sink = GLSink(device: gl) } else if let shm { sink = ShmSink(device: shm) } else { return }
         let o = h.output
-        guard let s = LayerSurface(outputID: h.id, compositor: compositor, layerShell: shell, output: o.proxy,
+        guard let s = LayerSurface(outputID: h.id, compositor: compositor, layerShell: shell, output: o,
                                    scale: o.info.scale, viewporter: registry.viewporter,
                                    fractionalScale: registry.fractionalScale, layer: options.layer) else {
             log.error("\(h.name): cannot create a layer surface")

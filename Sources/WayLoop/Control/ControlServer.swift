@@ -176,8 +176,8 @@ final class ControlServer {
     }
 
     /// Full: closes the connection that has been silent longest and is no subscriber, so that a
-    /// hand-over or a `wayloop ctl` always gets through (issue 12: 32 idle connections locked
-    /// them out). False when every connection is a subscriber.
+    /// hand-over or a `wayloop ctl` always gets through (otherwise 32 idle connections would
+    /// lock them out). False when every connection is a subscriber.
     private func evictIdle() -> Bool {
         guard let c = clients.values.filter({ !$0.subscribed }).min(by: { $0.lastActive < $1.lastActive }) else { return false }
         log.notice("\(Self.maxClients) connections open: closing the one idle longest (\((Sys.now() - c.lastActive) / 1_000_000) ms)")
@@ -223,8 +223,6 @@ final class ControlServer {
 
     // MARK: Writing
 
-    func isConnected(_ id: Int) -> Bool { clients[id] != nil }
-
     func reply(to id: Int, _ value: JSON) {
         guard let c = clients[id] else { return }
         c.awaiting = max(0, c.awaiting - 1)
@@ -254,8 +252,6 @@ final class ControlServer {
 
     /// Marks a client as a subscriber: it gets every `publish` from now on.
     func subscribe(_ id: Int) { clients[id]?.subscribed = true }
-
-    var hasSubscribers: Bool { clients.values.contains { $0.subscribed } }
 
     func publish(_ value: JSON) {
         for c in clients.values where c.subscribed { enqueue(c, value) }

@@ -52,7 +52,7 @@ enum Launch {
         }
         defer { signals.close() }
         guard let display = connect(log: log) else { return .noCompositor }
-        defer { wl_display_disconnect(display) }
+        defer { display.disconnect() }
         // Large blocks (decoded frames, buffers of outputs that come and go) always through
         // mmap, so freeing them returns the memory: glibc's moving threshold would otherwise
         // keep them in the heap after the first free, and RSS would creep up (measured).
@@ -76,8 +76,8 @@ enum Launch {
         return !(options.allVideos.allSatisfy(videos.failed) && !options.hasFallbackColor)
     }
 
-    private static func connect(log: Logger) -> OpaquePointer? {
-        guard let display = wl_display_connect(nil) else {
+    private static func connect(log: Logger) -> WLDisplay? {
+        guard let display = WLDisplay.connect() else {
             let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
             log.scoped("wayland").error(name == nil
                 ? "WAYLAND_DISPLAY is not set and wayland-0 did not answer: run wayloop inside a Wayland session"

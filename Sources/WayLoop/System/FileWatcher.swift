@@ -1,6 +1,6 @@
 // inotify on the directories of the files WayLoop uses (the videos any entry names, the config
 // file), so that an edit, a rename over the file, a truncate-and-rewrite and a delete-then-
-// recreate are all seen (issue 12: users re-encode or replace their wallpaper in place).
+// recreate are all seen (users re-encode or replace their wallpaper in place).
 // Directories, not files: a rename over a file replaces the inode a file watch would follow.
 // Main thread only; its fd is a slot of the poll loop.
 import Glibc

@@ -21,7 +21,7 @@ final class FrameTrace {
 
     private let fd: Int32
     /// wp_presentation, when its clock is CLOCK_MONOTONIC (else frame-callback times are used).
-    var presentation: OpaquePointer?
+    var presentation: Presentation?
     private enum Source { case probing, presentation, callbacks }
     private var source = Source.probing
     /// Feedbacks without an answer before the probe gives up on wp_presentation.
@@ -50,7 +50,7 @@ final class FrameTrace {
     }
 
     /// Call before the commit (eglSwapBuffers) that shows `frame` on `surface`.
-    func committing(output: UInt32, name: String, surface: OpaquePointer, frame: StampedFrame<FrameHandle>, at now: Nanos) {
+    func committing(output: UInt32, name: String, surface: WLSurface, frame: StampedFrame<FrameHandle>, at now: Nanos) {
         let r = Record(name: name, pass: frame.pass, index: frame.index, media: frame.mediaTime, commit: now)
         if source == .probing && (presentation == nil || inflight.count >= Self.probeLimit) {
             source = .callbacks
@@ -59,8 +59,8 @@ final class FrameTrace {
         }
         // While probing, lines come from frame callbacks; a probe's own answer only switches
         // the source for later commits (each commit gets exactly one line).
-        if source != .callbacks, let presentation, let proxy = wp_presentation_feedback(presentation, surface) {
-            let f = PresentationFeedback(proxy: proxy, record: r, trace: self, probe: source == .probing)
+        if source != .callbacks, let presentation,
+           let f = PresentationFeedback(presentation, surface: surface, record: r, trace: self, probe: source == .probing) {
             inflight[ObjectIdentifier(f)] = f
         }
         if source != .presentation { awaitingCallback[output] = r }
@@ -86,24 +86,19 @@ final class FrameTrace {
 }
 
 /// One wp_presentation_feedback request and the frame it is about.
-final class PresentationFeedback {
-    private var proxy: OpaquePointer?
+final class PresentationFeedback: WaylandObject, ListenerTarget {
     fileprivate let record: FrameTrace.Record
     /// Sent while probing: its commit's line came from the frame callback.
     fileprivate let probe: Bool
     private unowned let trace: FrameTrace
 
-    fileprivate init(proxy: OpaquePointer, record: FrameTrace.Record, trace: FrameTrace, probe: Bool) {
-        self.proxy = proxy
+    fileprivate init?(_ presentation: Presentation, surface: WLSurface, record: FrameTrace.Record, trace: FrameTrace, probe: Bool) {
+        guard let proxy = wp_presentation_feedback(presentation.proxy, surface.proxy) else { return nil }
         self.record = record
         self.probe = probe
         self.trace = trace
-        wp_presentation_feedback_add_listener(proxy, feedbackListener, Unmanaged.passUnretained(self).toOpaque())
-    }
-
-    func destroy() {
-        if let proxy { wp_presentation_feedback_destroy(proxy) }
-        proxy = nil
+        super.init(proxy, destructor: { wp_presentation_feedback_destroy($0) })
+        wp_presentation_feedback_add_listener(proxy, feedbackListener, listenerData)
     }
 
     fileprivate func presented(secHi: UInt32, secLo: UInt32, nsec: UInt32) {
@@ -112,20 +107,14 @@ final class PresentationFeedback {
     }
 
     fileprivate func discarded() { trace.finished(self, presented: nil) }
-
-    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> PresentationFeedback {
-        Unmanaged<PresentationFeedback>.fromOpaque(data!).takeUnretainedValue()
-    }
 }
 
-nonisolated(unsafe) private let feedbackListener: UnsafeMutablePointer<wp_presentation_feedback_listener> = {
-    let p = UnsafeMutablePointer<wp_presentation_feedback_listener>.allocate(capacity: 1)
-    p.initialize(to: wp_presentation_feedback_listener(
-        sync_output: { _, _, _ in },
-        presented: { data, _, hi, lo, nsec, _, _, _, _ in
-            PresentationFeedback.from(data).presented(secHi: hi, secLo: lo, nsec: nsec)
-        },
-        discarded: { data, _ in PresentationFeedback.from(data).discarded() }
-    ))
-    return p
-}()
+// MARK: Listener
+
+nonisolated(unsafe) private let feedbackListener = listenerTable(wp_presentation_feedback_listener(
+    sync_output: { _, _, _ in },
+    presented: { data, _, hi, lo, nsec, _, _, _, _ in
+        PresentationFeedback.from(data).presented(secHi: hi, secLo: lo, nsec: nsec)
+    },
+    discarded: { data, _ in PresentationFeedback.from(data).discarded() }
+))

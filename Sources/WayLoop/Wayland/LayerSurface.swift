@@ -12,22 +12,26 @@ protocol LayerSurfaceDelegate: AnyObject {
     func layerSurfaceFrameDone(_ surface: LayerSurface, time: UInt32)
 }
 
-final class LayerSurface {
+/// The zwlr_layer_surface_v1 and the objects of its wl_surface (viewport, fractional scale,
+/// frame callback), destroyed children first.
+final class LayerSurface: ListenerTarget {
     /// The registry name of the output this surface is on.
     let outputID: UInt32
-    let surface: OpaquePointer
-    let layerSurface: OpaquePointer
+    let wlSurface: WLSurface
+    /// The raw wl_surface, for the sinks (buffer attach, commit, wl_egl_window_create).
+    var surface: OpaquePointer { wlSurface.proxy }
+    private let layerSurface: OpaquePointer
     weak var delegate: LayerSurfaceDelegate?
-    private var frameCallback: OpaquePointer?
-    private let compositor: OpaquePointer
+    private var frameCallback: WLCallback?
+    private let compositor: WLCompositor
 
     /// Logical size (last configure), integer and fractional scale.
     private(set) var geometry = SurfaceGeometry(logical: Size(width: 0, height: 0))
     var logicalSize: Size { geometry.logical }
     var bufferSize: Size { geometry.bufferSize }
     /// wp_viewport + wp_fractional_scale_v1, when the compositor offers both.
-    private var viewport: OpaquePointer?
-    private var fractional: OpaquePointer?
+    private var viewport: Viewport?
+    private var fractional: FractionalScale?
     /// A configure arrived that has not been drawn yet.
     private(set) var needsRedraw = false
     /// A frame callback is pending: the compositor has not asked for the next frame yet.
@@ -48,24 +52,23 @@ final class LayerSurface {
     /// Ready for a new frame: configured and presented (its last frame callback fired).
     var canTakeFrame: Bool { isConfigured && !awaitingFrame }
 
-    init?(outputID: UInt32, compositor: OpaquePointer, layerShell: OpaquePointer, output: OpaquePointer,
-          scale: Int32, viewporter: OpaquePointer?, fractionalScale: OpaquePointer?, layer: Layer = .background) {
+    init?(outputID: UInt32, compositor: WLCompositor, layerShell: LayerShell, output: Output,
+          scale: Int32, viewporter: Viewporter?, fractionalScale: FractionalScaleManager?, layer: Layer = .background) {
         self.outputID = outputID
         self.compositor = compositor
-        guard let s = wl_compositor_create_surface(compositor) else { return nil }
-        guard let ls = zwlr_layer_shell_v1_get_layer_surface(
-            layerShell, s, output, LayerSurface.wire(layer), layer == .background ? "wallpaper" : "wayloop") else {
-            wl_surface_destroy(s)
+        guard let s = compositor.createSurface() else { return nil }
+        guard let ls = layerShell.getLayerSurface(s, output: output, layer: layer, namespace: layer == .background ? "wallpaper" : "wayloop") else {
+            s.destroy()
             return nil
         }
-        surface = s
+        wlSurface = s
         layerSurface = ls
         geometry.integerScale = Int(scale)
         if let viewporter, let fractionalScale {
-            viewport = wp_viewporter_get_viewport(viewporter, s)
-            fractional = wp_fractional_scale_manager_v1_get_fractional_scale(fractionalScale, s)
+            viewport = viewporter.viewport(for: s)
+            fractional = fractionalScale.fractionalScale(for: s) { [unowned self] in self.preferredScale($0) }
         }
-        zwlr_layer_surface_v1_add_listener(ls, layerSurfaceListener, Unmanaged.passUnretained(self).toOpaque())
+        zwlr_layer_surface_v1_add_listener(ls, layerSurfaceListener, listenerData)
         // Size 0×0 with all four anchors: the compositor gives us the whole output.
         zwlr_layer_surface_v1_set_size(ls, 0, 0)
         zwlr_layer_surface_v1_set_anchor(ls, ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM.rawValue
@@ -74,35 +77,23 @@ final class LayerSurface {
         zwlr_layer_surface_v1_set_exclusive_zone(ls, -1)
         zwlr_layer_surface_v1_set_keyboard_interactivity(ls, ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue)
         // An empty input region: clicks go through to the desktop.
-        if let region = wl_compositor_create_region(compositor) {
-            wl_surface_set_input_region(s, region)
-            wl_region_destroy(region)
+        if let region = compositor.createRegion() {
+            s.setInputRegion(region)
+            region.destroy()
         }
-        if let fractional {
-            wp_fractional_scale_v1_add_listener(fractional, fractionalListener, Unmanaged.passUnretained(self).toOpaque())
-        } else {
-            wl_surface_set_buffer_scale(s, scale)
-        }
-        wl_surface_commit(s)
-    }
-
-    static func wire(_ layer: Layer) -> UInt32 {
-        switch layer {
-        case .background: return ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND.rawValue
-        case .bottom: return ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM.rawValue
-        case .top: return ZWLR_LAYER_SHELL_V1_LAYER_TOP.rawValue
-        case .overlay: return ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY.rawValue
-        }
+        // With fractional scaling the viewport sets the size; else the integer scale does.
+        if fractional == nil { s.setBufferScale(scale) }
+        s.commit()
     }
 
     /// Children first: frame callback, viewport objects, layer surface, wl_surface (the sink,
     /// which owns the buffers or the EGL window, is gone before this).
     deinit {
-        if let frameCallback { wl_callback_destroy(frameCallback) }
-        if let fractional { wp_fractional_scale_v1_destroy(fractional) }
-        if let viewport { wp_viewport_destroy(viewport) }
+        frameCallback?.destroy()
+        fractional?.destroy()
+        viewport?.destroy()
         zwlr_layer_surface_v1_destroy(layerSurface)
-        wl_surface_destroy(surface)
+        wlSurface.destroy()
     }
 
     /// The output's integer scale changed (wl_output.scale).
@@ -122,20 +113,20 @@ final class LayerSurface {
     func applyConfigure() -> Bool {
         guard pendingConfigure, !logicalSize.isEmpty else { return false }
         pendingConfigure = false
-        wl_surface_set_buffer_scale(surface, Int32(geometry.bufferScale))
+        wlSurface.setBufferScale(Int32(geometry.bufferScale))
         if let viewport {
             // The buffer is the exact fractional size; the viewport maps it onto the logical size.
             if geometry.usesViewport {
-                wp_viewport_set_destination(viewport, Int32(logicalSize.width), Int32(logicalSize.height))
+                viewport.setDestination(width: Int32(logicalSize.width), height: Int32(logicalSize.height))
             } else {
-                wp_viewport_set_destination(viewport, -1, -1)
+                viewport.setDestination(width: -1, height: -1)
             }
         }
         // Opaque over the whole surface: the compositor can skip whatever lies beneath.
-        if let region = wl_compositor_create_region(compositor) {
-            wl_region_add(region, 0, 0, Int32(logicalSize.width), Int32(logicalSize.height))
-            wl_surface_set_opaque_region(surface, region)
-            wl_region_destroy(region)
+        if let region = compositor.createRegion() {
+            region.add(x: 0, y: 0, width: Int32(logicalSize.width), height: Int32(logicalSize.height))
+            wlSurface.setOpaqueRegion(region)
+            region.destroy()
         }
         return true
     }
@@ -144,16 +135,15 @@ final class LayerSurface {
     func setBufferTransform(_ t: Int32) {
         guard t != bufferTransform else { return }
         bufferTransform = t
-        wl_surface_set_buffer_transform(surface, t)
+        wlSurface.setBufferTransform(t)
     }
 
     /// Asks for a frame callback; must come before the commit (requested after, it would
     /// attach to the next commit and stall).
     func requestFrame() {
-        guard frameCallback == nil, let cb = wl_surface_frame(surface) else { return }
+        guard frameCallback == nil, let cb = wlSurface.frame({ [unowned self] in self.frameDone(time: $0) }) else { return }
         frameCallback = cb
         frameRequestedAt = Sys.now()
-        wl_callback_add_listener(cb, frameListener, Unmanaged.passUnretained(self).toOpaque())
     }
 
     func didDraw(serial: UInt64) {
@@ -173,52 +163,28 @@ final class LayerSurface {
             geometryChanged()
         } else if !needsRedraw {
             // Same size, picture already up: acknowledging needs a commit, not a new frame.
-            wl_surface_commit(surface)
+            wlSurface.commit()
         }
     }
 
     fileprivate func closed() { delegate?.layerSurfaceClosed(self) }
 
-    fileprivate func preferredScale(_ scale120: UInt32) {
+    private func preferredScale(_ scale120: UInt32) {
         guard geometry.scale120 != Int(scale120) else { return }
         geometry.scale120 = Int(scale120)
         geometryChanged()
     }
 
-    fileprivate func frameDone(_ callback: OpaquePointer?, time: UInt32) {
-        if let callback { wl_callback_destroy(callback) }
+    /// The frame callback fired (it has destroyed itself).
+    private func frameDone(time: UInt32) {
         frameCallback = nil
         delegate?.layerSurfaceFrameDone(self, time: time)
     }
-
-    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> LayerSurface {
-        Unmanaged<LayerSurface>.fromOpaque(data!).takeUnretainedValue()
-    }
 }
 
-// MARK: Listeners
+// MARK: Listener
 
-nonisolated(unsafe) private let layerSurfaceListener: UnsafeMutablePointer<zwlr_layer_surface_v1_listener> = {
-    let p = UnsafeMutablePointer<zwlr_layer_surface_v1_listener>.allocate(capacity: 1)
-    p.initialize(to: zwlr_layer_surface_v1_listener(
-        configure: { data, _, serial, w, h in LayerSurface.from(data).configure(serial: serial, width: w, height: h) },
-        closed: { data, _ in LayerSurface.from(data).closed() }
-    ))
-    return p
-}()
-
-nonisolated(unsafe) private let frameListener: UnsafeMutablePointer<wl_callback_listener> = {
-    let p = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
-    p.initialize(to: wl_callback_listener(
-        done: { data, callback, time in LayerSurface.from(data).frameDone(callback, time: time) }
-    ))
-    return p
-}()
-
-nonisolated(unsafe) private let fractionalListener: UnsafeMutablePointer<wp_fractional_scale_v1_listener> = {
-    let p = UnsafeMutablePointer<wp_fractional_scale_v1_listener>.allocate(capacity: 1)
-    p.initialize(to: wp_fractional_scale_v1_listener(
-        preferred_scale: { data, _, scale in LayerSurface.from(data).preferredScale(scale) }
-    ))
-    return p
-}()
+nonisolated(unsafe) private let layerSurfaceListener = listenerTable(zwlr_layer_surface_v1_listener(
+    configure: { data, _, serial, w, h in LayerSurface.from(data).configure(serial: serial, width: w, height: h) },
+    closed: { data, _ in LayerSurface.from(data).closed() }
+))

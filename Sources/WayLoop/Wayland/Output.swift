@@ -38,39 +38,37 @@ protocol OutputDelegate: AnyObject {
     func outputDone(_ output: Output, changed: Bool, first: Bool)
 }
 
-final class Output {
+/// wl_output, bound by the registry at `version`, and its xdg-output when there is a manager.
+final class Output: WaylandObject, ListenerTarget {
     /// The registry name: the key under which the app keeps this output.
     let globalName: UInt32
-    let proxy: OpaquePointer
     let version: UInt32
     weak var delegate: OutputDelegate?
     private(set) var info = OutputInfo()
     private var pending = OutputInfo()
     private(set) var isDone = false
     /// xdg-output: the logical position and size (and, before wl_output v4, the name and description).
-    private var xdgOutput: OpaquePointer?
+    private var xdgOutput: XdgOutput?
 
     /// The user-facing name: the connector, or the registry name before wl_output v4.
     var displayName: String { info.name.isEmpty ? "output-\(globalName)" : info.name }
 
     init(globalName: UInt32, proxy: OpaquePointer, version: UInt32) {
         self.globalName = globalName
-        self.proxy = proxy
         self.version = version
-        wl_output_add_listener(proxy, outputListener, Unmanaged.passUnretained(self).toOpaque())
+        // `release` is a request from version 3 on; before it the proxy just goes.
+        super.init(proxy, destructor: version >= 3 ? { wl_output_release($0) } : { wl_output_destroy($0) })
+        wl_output_add_listener(proxy, outputListener, listenerData)
         // Before v2 there is no `done`: the first roundtrip's events are all there is.
     }
 
-    deinit {
-        if let xdgOutput { zxdg_output_v1_destroy(xdgOutput) }
-        if version >= 3 { wl_output_release(proxy) } else { wl_output_destroy(proxy) }
-    }
+    /// The xdg-output first (a child of the wl_output), then the output itself.
+    deinit { xdgOutput?.destroy() }
 
     /// xdg-output's logical geometry (and, before wl_output v4, the connector name: v2+).
-    func attachXdgOutput(manager: OpaquePointer) {
-        guard xdgOutput == nil, let x = zxdg_output_manager_v1_get_xdg_output(manager, proxy) else { return }
-        xdgOutput = x
-        zxdg_output_v1_add_listener(x, xdgOutputListener, Unmanaged.passUnretained(self).toOpaque())
+    func attachXdgOutput(manager: XdgOutputManager) {
+        guard xdgOutput == nil else { return }
+        xdgOutput = manager.xdgOutput(for: self)
     }
 
     /// For wl_output < v2, which never sends `done`: commit what arrived.
@@ -99,44 +97,25 @@ final class Output {
     }
 
     fileprivate func scale(_ factor: Int32) { pending.scale = max(1, factor) }
-    fileprivate func logical(x: Int32, y: Int32) { pending.logicalPosition = OutputInfo.Point(x: Int(x), y: Int(y)) }
-    fileprivate func logical(width: Int32, height: Int32) { pending.logicalSize = Size(width: Int(width), height: Int(height)) }
-    /// xdg_output.done (versions 1 and 2 send it after their events; 3 leaves it to wl_output.done).
-    fileprivate func xdgDone() { if isDone { commit() } }
-    fileprivate func name(_ n: String) { pending.name = n }
-    fileprivate func describe(_ d: String) { pending.description = d }
 
-    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> Output {
-        Unmanaged<Output>.fromOpaque(data!).takeUnretainedValue()
-    }
+    // wl_output's and, through XdgOutput, xdg-output's events.
+    func logical(x: Int32, y: Int32) { pending.logicalPosition = OutputInfo.Point(x: Int(x), y: Int(y)) }
+    func logical(width: Int32, height: Int32) { pending.logicalSize = Size(width: Int(width), height: Int(height)) }
+    /// xdg_output.done (versions 1 and 2 send it after their events; 3 leaves it to wl_output.done).
+    func xdgDone() { if isDone { commit() } }
+    func name(_ n: String) { pending.name = n }
+    func describe(_ d: String) { pending.description = d }
 }
 
 // MARK: Listener
 
-nonisolated(unsafe) private let outputListener: UnsafeMutablePointer<wl_output_listener> = {
-    let p = UnsafeMutablePointer<wl_output_listener>.allocate(capacity: 1)
-    p.initialize(to: wl_output_listener(
-        geometry: { data, _, x, y, _, _, _, make, model, transform in
-            Output.from(data).geometry(x: x, y: y, make: make.map { String(cString: $0) } ?? "",
-                                       model: model.map { String(cString: $0) } ?? "", transform: transform)
-        },
-        mode: { data, _, flags, w, h, refresh in Output.from(data).mode(flags: flags, width: w, height: h, refresh: refresh) },
-        done: { data, _ in Output.from(data).commit() },
-        scale: { data, _, factor in Output.from(data).scale(factor) },
-        name: { data, _, name in Output.from(data).name(name.map { String(cString: $0) } ?? "") },
-        description: { data, _, d in Output.from(data).describe(d.map { String(cString: $0) } ?? "") }
-    ))
-    return p
-}()
-
-nonisolated(unsafe) private let xdgOutputListener: UnsafeMutablePointer<zxdg_output_v1_listener> = {
-    let p = UnsafeMutablePointer<zxdg_output_v1_listener>.allocate(capacity: 1)
-    p.initialize(to: zxdg_output_v1_listener(
-        logical_position: { data, _, x, y in Output.from(data).logical(x: x, y: y) },
-        logical_size: { data, _, w, h in Output.from(data).logical(width: w, height: h) },
-        done: { data, _ in Output.from(data).xdgDone() },
-        name: { data, _, name in Output.from(data).name(name.map { String(cString: $0) } ?? "") },
-        description: { data, _, d in Output.from(data).describe(d.map { String(cString: $0) } ?? "") }
-    ))
-    return p
-}()
+nonisolated(unsafe) private let outputListener = listenerTable(wl_output_listener(
+    geometry: { data, _, x, y, _, _, _, make, model, transform in
+        Output.from(data).geometry(x: x, y: y, make: eventString(make), model: eventString(model), transform: transform)
+    },
+    mode: { data, _, flags, w, h, refresh in Output.from(data).mode(flags: flags, width: w, height: h, refresh: refresh) },
+    done: { data, _ in Output.from(data).commit() },
+    scale: { data, _, factor in Output.from(data).scale(factor) },
+    name: { data, _, name in Output.from(data).name(eventString(name)) },
+    description: { data, _, d in Output.from(data).describe(eventString(d)) }
+))

@@ -4,31 +4,33 @@ import CWayland
 import Glibc
 
 protocol RegistryDelegate: AnyObject {
-    func outputAdded(name: UInt32, proxy: OpaquePointer, version: UInt32)
+    /// A wl_output was bound (its events arrive from the next dispatch on).
+    func outputAdded(_ output: Output)
     func globalRemoved(name: UInt32)
 }
 
-/// The globals bound from the registry. Required: wl_compositor, zwlr_layer_shell_v1.
-final class Registry {
-    let proxy: OpaquePointer
+/// wl_registry and the globals bound from it. Required: wl_compositor, zwlr_layer_shell_v1.
+final class Registry: WaylandObject, ListenerTarget {
     weak var delegate: RegistryDelegate?
-    private(set) var compositor: OpaquePointer?
-    private(set) var layerShell: OpaquePointer?
-    private(set) var layerShellVersion: UInt32 = 0
-    private(set) var viewporter: OpaquePointer?
-    private(set) var fractionalScale: OpaquePointer?
+    private(set) var compositor: WLCompositor?
+    private(set) var layerShell: LayerShell?
+    var layerShellVersion: UInt32 { layerShell?.version ?? 0 }
+    private(set) var viewporter: Viewporter?
+    private(set) var fractionalScale: FractionalScaleManager?
     /// zxdg_output_manager_v1: output names for wl_output before version 4.
-    private(set) var xdgOutputManager: OpaquePointer?
-    /// zwlr_foreign_toplevel_manager_v1 (bound on request: it sends every window's state).
-    private(set) var toplevelManager: OpaquePointer?
-    var wantsToplevels = false
-    private(set) var presentation: OpaquePointer?
+    private(set) var xdgOutputManager: XdgOutputManager?
+    /// zwlr_foreign_toplevel_manager_v1: which outputs have a fullscreen window (always bound:
+    /// the pause rules can change at run time, by a config reload or a hand-over). Its owner,
+    /// Toplevels, listens from `takeToplevels()` on; the events that come before have no
+    /// listener and are dropped.
+    private var toplevelManager: OpaquePointer?
+    private(set) var presentation: Presentation?
     /// wl_shm: the shm sink's buffers (bound by every client that may need it; cheap).
-    private(set) var shm: OpaquePointer?
+    private(set) var shm: WLShm?
     /// The compositor advertises zwp_linux_dmabuf_v1 (not bound: the renderer choice asks).
     private(set) var hasDmabuf = false
     /// The clock wp_presentation timestamps are on (clock_id event); nil until it arrives.
-    private(set) var presentationClock: UInt32?
+    var presentationClock: UInt32? { presentation?.clock }
 
     // The versions this client implements (bind min(advertised, implemented)).
     static let compositorVersion: UInt32 = 4
@@ -41,23 +43,27 @@ final class Registry {
         return 4
     }()
 
-    init?(display: OpaquePointer) {
-        guard let p = wl_display_get_registry(display) else { return nil }
-        proxy = p
-        wl_registry_add_listener(p, registryListener, Unmanaged.passUnretained(self).toOpaque())
+    init?(display: WLDisplay) {
+        guard let p = wl_display_get_registry(display.proxy) else { return nil }
+        super.init(p, destructor: { wl_registry_destroy($0) })
+        wl_registry_add_listener(p, registryListener, listenerData)
     }
 
+    /// The globals before the registry (outputs and the toplevel manager belong to their owners).
     deinit {
-        if let presentation { wp_presentation_destroy(presentation) }
-        if let shm { wl_shm_destroy(shm) }
-        if let fractionalScale { wp_fractional_scale_manager_v1_destroy(fractionalScale) }
-        if let xdgOutputManager { zxdg_output_manager_v1_destroy(xdgOutputManager) }
-        if let viewporter { wp_viewporter_destroy(viewporter) }
-        if let layerShell {
-            if layerShellVersion >= 3 { zwlr_layer_shell_v1_destroy(layerShell) } else { wl_proxy_destroy(layerShell) }
-        }
-        if let compositor { wl_compositor_destroy(compositor) }
-        wl_registry_destroy(proxy)
+        presentation?.destroy()
+        shm?.destroy()
+        fractionalScale?.destroy()
+        xdgOutputManager?.destroy()
+        viewporter?.destroy()
+        layerShell?.destroy()
+        compositor?.destroy()
+    }
+
+    /// The toplevel manager, handed over once to the object that listens to it and destroys it.
+    func takeToplevels() -> Toplevels? {
+        defer { toplevelManager = nil }
+        return toplevelManager.map(Toplevels.init(manager:))
     }
 
     private func bind(_ name: UInt32, _ iface: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
@@ -67,59 +73,40 @@ final class Registry {
     fileprivate func global(name: UInt32, interface: String, version: UInt32) {
         switch interface {
         case "wl_compositor":
-            compositor = bind(name, wlx_compositor_interface(), min(version, Self.compositorVersion))
+            compositor = bind(name, wlx_compositor_interface(), min(version, Self.compositorVersion)).map(WLCompositor.init)
         case "zwlr_layer_shell_v1":
-            layerShellVersion = min(version, Self.layerShellVersion)
-            layerShell = bind(name, wlx_layer_shell_interface(), layerShellVersion)
+            let v = min(version, Self.layerShellVersion)
+            layerShell = bind(name, wlx_layer_shell_interface(), v).map { LayerShell($0, version: v) }
         case "wp_viewporter":
-            viewporter = bind(name, wlx_viewporter_interface(), 1)
-        case "zwlr_foreign_toplevel_manager_v1" where wantsToplevels:
+            viewporter = bind(name, wlx_viewporter_interface(), 1).map(Viewporter.init)
+        case "zwlr_foreign_toplevel_manager_v1":
             toplevelManager = bind(name, wlx_foreign_toplevel_manager_interface(), min(version, 3))
         case "zxdg_output_manager_v1":
-            xdgOutputManager = bind(name, wlx_xdg_output_manager_interface(), min(version, 3))
+            xdgOutputManager = bind(name, wlx_xdg_output_manager_interface(), min(version, 3)).map(XdgOutputManager.init)
         case "wp_fractional_scale_manager_v1":
-            fractionalScale = bind(name, wlx_fractional_scale_manager_interface(), 1)
+            fractionalScale = bind(name, wlx_fractional_scale_manager_interface(), 1).map(FractionalScaleManager.init)
         case "wp_presentation":
-            presentation = bind(name, wlx_presentation_interface(), 1)
-            if let presentation {
-                wp_presentation_add_listener(presentation, presentationListener, Unmanaged.passUnretained(self).toOpaque())
-            }
+            presentation = bind(name, wlx_presentation_interface(), 1).map(Presentation.init)
         case "wl_shm":
-            shm = bind(name, wlx_shm_interface(), 1)
+            shm = bind(name, wlx_shm_interface(), 1).map(WLShm.init)
         case "zwp_linux_dmabuf_v1":
             hasDmabuf = true
         case "wl_output":
             let v = min(version, Self.outputVersion)
-            if let p = bind(name, wlx_output_interface(), v) { delegate?.outputAdded(name: name, proxy: p, version: v) }
+            if let p = bind(name, wlx_output_interface(), v) { delegate?.outputAdded(Output(globalName: name, proxy: p, version: v)) }
         default:
             break
         }
     }
 
-    fileprivate func clock(_ id: UInt32) { presentationClock = id }
-
     fileprivate func globalRemove(name: UInt32) { delegate?.globalRemoved(name: name) }
-
-    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> Registry {
-        Unmanaged<Registry>.fromOpaque(data!).takeUnretainedValue()
-    }
 }
 
 // MARK: Listener (trampolines only recover self and forward)
 
-nonisolated(unsafe) private let registryListener: UnsafeMutablePointer<wl_registry_listener> = {
-    let p = UnsafeMutablePointer<wl_registry_listener>.allocate(capacity: 1)
-    p.initialize(to: wl_registry_listener(
-        global: { data, _, name, interface, version in
-            Registry.from(data).global(name: name, interface: String(cString: interface!), version: version)
-        },
-        global_remove: { data, _, name in Registry.from(data).globalRemove(name: name) }
-    ))
-    return p
-}()
-
-nonisolated(unsafe) private let presentationListener: UnsafeMutablePointer<wp_presentation_listener> = {
-    let p = UnsafeMutablePointer<wp_presentation_listener>.allocate(capacity: 1)
-    p.initialize(to: wp_presentation_listener(clock_id: { data, _, id in Registry.from(data).clock(id) }))
-    return p
-}()
+nonisolated(unsafe) private let registryListener = listenerTable(wl_registry_listener(
+    global: { data, _, name, interface, version in
+        Registry.from(data).global(name: name, interface: String(cString: interface!), version: version)
+    },
+    global_remove: { data, _, name in Registry.from(data).globalRemove(name: name) }
+))

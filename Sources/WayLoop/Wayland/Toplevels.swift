@@ -8,25 +8,26 @@ protocol ToplevelsDelegate: AnyObject {
     func fullscreenOutputsChanged()
 }
 
-final class Toplevels {
-    private let manager: OpaquePointer
+/// zwlr_foreign_toplevel_manager_v1 (from Registry.takeToplevels) and its window handles.
+final class Toplevels: WaylandObject, ListenerTarget {
     weak var delegate: ToplevelsDelegate?
     private var handles: [ObjectIdentifier: ToplevelHandle] = [:]
 
     init(manager: OpaquePointer) {
-        self.manager = manager
-        zwlr_foreign_toplevel_manager_v1_add_listener(manager, managerListener, Unmanaged.passUnretained(self).toOpaque())
+        // `stop`, then the proxy goes (the manager has no destructor request).
+        super.init(manager, destructor: {
+            zwlr_foreign_toplevel_manager_v1_stop($0)
+            wl_proxy_destroy($0)
+        })
+        zwlr_foreign_toplevel_manager_v1_add_listener(manager, managerListener, listenerData)
     }
 
-    deinit {
-        for h in handles.values { h.destroy() }
-        zwlr_foreign_toplevel_manager_v1_stop(manager)
-        wl_proxy_destroy(manager)
-    }
+    /// The handles first, then the manager.
+    deinit { for h in handles.values { h.destroy() } }
 
-    /// True when a fullscreen, not minimised window is on the output `proxy`.
-    func hasFullscreen(on proxy: OpaquePointer) -> Bool {
-        handles.values.contains { $0.isFullscreen && $0.outputs.contains(proxy) }
+    /// True when a fullscreen, not minimised window is on `output`.
+    func hasFullscreen(on output: Output) -> Bool {
+        handles.values.contains { $0.isFullscreen && $0.outputs.contains(output.proxy) }
     }
 
     fileprivate func added(_ proxy: OpaquePointer) {
@@ -48,14 +49,10 @@ final class Toplevels {
         handles.removeAll()
         changed()
     }
-
-    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> Toplevels {
-        Unmanaged<Toplevels>.fromOpaque(data!).takeUnretainedValue()
-    }
 }
 
-final class ToplevelHandle {
-    private var proxy: OpaquePointer?
+/// zwlr_foreign_toplevel_handle_v1: one window, double-buffered (its state applies on `done`).
+final class ToplevelHandle: WaylandObject, ListenerTarget {
     private unowned let owner: Toplevels
     private(set) var outputs: [OpaquePointer] = []
     private(set) var isFullscreen = false
@@ -63,14 +60,9 @@ final class ToplevelHandle {
     private var pendingOutputs: [OpaquePointer] = []
 
     fileprivate init(proxy: OpaquePointer, owner: Toplevels) {
-        self.proxy = proxy
         self.owner = owner
-        zwlr_foreign_toplevel_handle_v1_add_listener(proxy, handleListener, Unmanaged.passUnretained(self).toOpaque())
-    }
-
-    func destroy() {
-        if let proxy { zwlr_foreign_toplevel_handle_v1_destroy(proxy) }
-        proxy = nil
+        super.init(proxy, destructor: { zwlr_foreign_toplevel_handle_v1_destroy($0) })
+        zwlr_foreign_toplevel_handle_v1_add_listener(proxy, handleListener, listenerData)
     }
 
     fileprivate func outputEnter(_ o: OpaquePointer?) {
@@ -99,34 +91,22 @@ final class ToplevelHandle {
     }
 
     fileprivate func closed() { owner.closed(self) }
-
-    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> ToplevelHandle {
-        Unmanaged<ToplevelHandle>.fromOpaque(data!).takeUnretainedValue()
-    }
 }
 
 // MARK: Listeners (every slot filled: a nil slot aborts the process)
 
-nonisolated(unsafe) private let managerListener: UnsafeMutablePointer<zwlr_foreign_toplevel_manager_v1_listener> = {
-    let p = UnsafeMutablePointer<zwlr_foreign_toplevel_manager_v1_listener>.allocate(capacity: 1)
-    p.initialize(to: zwlr_foreign_toplevel_manager_v1_listener(
-        toplevel: { data, _, handle in if let handle { Toplevels.from(data).added(handle) } },
-        finished: { data, _ in Toplevels.from(data).finished() }
-    ))
-    return p
-}()
+nonisolated(unsafe) private let managerListener = listenerTable(zwlr_foreign_toplevel_manager_v1_listener(
+    toplevel: { data, _, handle in if let handle { Toplevels.from(data).added(handle) } },
+    finished: { data, _ in Toplevels.from(data).finished() }
+))
 
-nonisolated(unsafe) private let handleListener: UnsafeMutablePointer<zwlr_foreign_toplevel_handle_v1_listener> = {
-    let p = UnsafeMutablePointer<zwlr_foreign_toplevel_handle_v1_listener>.allocate(capacity: 1)
-    p.initialize(to: zwlr_foreign_toplevel_handle_v1_listener(
-        title: { _, _, _ in },
-        app_id: { _, _, _ in },
-        output_enter: { data, _, output in ToplevelHandle.from(data).outputEnter(output) },
-        output_leave: { data, _, output in ToplevelHandle.from(data).outputLeave(output) },
-        state: { data, _, states in ToplevelHandle.from(data).state(states) },
-        done: { data, _ in ToplevelHandle.from(data).done() },
-        closed: { data, _ in ToplevelHandle.from(data).closed() },
-        parent: { _, _, _ in }
-    ))
-    return p
-}()
+nonisolated(unsafe) private let handleListener = listenerTable(zwlr_foreign_toplevel_handle_v1_listener(
+    title: { _, _, _ in },
+    app_id: { _, _, _ in },
+    output_enter: { data, _, output in ToplevelHandle.from(data).outputEnter(output) },
+    output_leave: { data, _, output in ToplevelHandle.from(data).outputLeave(output) },
+    state: { data, _, states in ToplevelHandle.from(data).state(states) },
+    done: { data, _ in ToplevelHandle.from(data).done() },
+    closed: { data, _ in ToplevelHandle.from(data).closed() },
+    parent: { _, _, _ in }
+))
