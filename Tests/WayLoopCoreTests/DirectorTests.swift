@@ -423,3 +423,48 @@ final class SpanAssignTests: XCTestCase {
                        Size(width: 1502, height: 11), "rounded up")
     }
 }
+
+final class OverridesTests: XCTestCase {
+    func testCtlSetOverridesAreTaggedAndBounded() {
+        var o = Overrides()
+        let dp1 = OutputEntry(selector: .named("DP-1"), video: "/v/a.mp4")
+        let everyOutput = OutputEntry(selector: .all, video: "/v/b.mp4")
+        let t0 = o.add(dp1, over: [])
+        // `*` also overrides the entries that name one output.
+        let t1 = o.add(everyOutput, over: [OutputEntry(selector: .named("HDMI-A-1"), video: "/v/c.mp4"), dp1])
+        XCTAssertEqual(o.entries.map(\.selector), [.named("DP-1"), .all, .named("HDMI-A-1"), .named("DP-1")])
+        XCTAssertEqual(o.entries.map(\.video), ["/v/a.mp4", "/v/b.mp4", "/v/b.mp4", "/v/b.mp4"])
+        XCTAssertNotEqual(t0, t1)
+        // The first DP-1 override is shadowed by the later one: forgotten.
+        XCTAssertTrue(o.compact())
+        XCTAssertEqual(o.entries.count, 3)
+        XCTAssertFalse(o.compact())
+        // A failed switch takes back its own override only.
+        o.remove(tag: t1)
+        XCTAssertEqual(o.entries.count, 0)
+        _ = o.add(dp1, over: [])
+        o.removeAll()
+        XCTAssertTrue(o.entries.isEmpty)
+    }
+
+    func testPauseRulesTable() {
+        var noFullscreenPause = OutputSettings(video: "/v/a.mp4")
+        noFullscreenPause.pauseOnFullscreen = false
+        var onBatteryPause = OutputSettings(video: "/v/a.mp4")
+        onBatteryPause.pauseOnBattery = true
+        let rows: [(what: String, s: OutputSettings?, layer: Layer, fullscreen: Bool, battery: Bool, want: (Bool, Bool))] = [
+            ("a fullscreen window pauses by default", OutputSettings(video: "/v/a.mp4"), .background, true, false, (true, false)),
+            ("no settings yet: the default", nil, .background, true, true, (true, false)),
+            ("pause-on-fullscreen = no", noFullscreenPause, .background, true, false, (false, false)),
+            ("the overlay layer is never covered", OutputSettings(video: "/v/a.mp4"), .overlay, true, false, (false, false)),
+            ("the top layer is", OutputSettings(video: "/v/a.mp4"), .top, true, false, (true, false)),
+            ("on battery without the rule: plays", OutputSettings(video: "/v/a.mp4"), .background, false, true, (false, false)),
+            ("--pause-on-battery on battery", onBatteryPause, .background, false, true, (false, true)),
+            ("--pause-on-battery on mains", onBatteryPause, .background, false, false, (false, false)),
+        ]
+        for r in rows {
+            let got = PauseRules.reasons(r.s, layer: r.layer, fullscreenWindow: r.fullscreen, onBattery: r.battery)
+            XCTAssertTrue(got.fullscreen == r.want.0 && got.battery == r.want.1, r.what)
+        }
+    }
+}

@@ -13,8 +13,7 @@ final class App {
     var commandLine: Options
     var configEntries: [OutputEntry] = []
     /// `ctl set` overrides, each tagged with its request (a failed switch removes its own only).
-    var runtimeEntries: [(tag: Int, entry: OutputEntry)] = []
-    var nextTag = 0
+    var overrides = Overrides()
     let log: Logger
     let display: WLDisplay
     let signals: SignalFD
@@ -74,11 +73,32 @@ final class App {
         self.control = control
         watcher = FileWatcher()
         pressure = PressureMonitor.open(log: log.scoped("memory"))
-        loop = EventLoop(display: display, wakeupFD: wakeup.fd, signalFD: signals.fd, filesFD: watcher?.fd ?? -1,
-                         pressure: (pressure?.fd ?? -1, pressure?.events ?? 0))
+        loop = EventLoop(display: display)
         control.delegate = self
-        loop.control = control
+        registerSources()
         registerTimers()
+    }
+
+    /// Every fd the loop polls beside the Wayland connection, each with what to do when it is ready.
+    private func registerSources() {
+        if let control { loop.add(control) }
+        loop.add(fd: signals.fd) { [unowned self] in handleSignals() }
+        loop.add(fd: wakeup.fd) { [unowned self] in
+            wakeup.drain()
+            videosChanged()
+        }
+        if let watcher {
+            loop.add(fd: watcher.fd) { [unowned self] in
+                let due = Sys.now() + Self.changeSettle
+                for p in watcher.changes() { videos.changed(p, due: due) }
+            }
+        }
+        if let pressure {
+            loop.add(fd: pressure.fd, events: pressure.events) { [unowned self] in
+                pressure.drain()
+                memoryPressure(now: Sys.now(), source: pressure.source)
+            }
+        }
     }
 
     /// Starts, runs the loop to the end, tears down; the exit status.
@@ -240,15 +260,14 @@ final class App {
 
     // MARK: The loop
 
-    /// One pass: wait, hear the sources, fire the timers that are due, let the playlists move,
+    /// One pass: wait (the sources are heard inside), fire the timers that are due, let the playlists move,
     /// reconcile once if anything asked for it, draw, answer the requests that can be.
     private func mainLoop() -> ExitStatus {
         while exitStatus == nil {
-            guard let events = loop.wait(timeoutMs: timeoutMs(now: Sys.now())) else {
+            guard loop.wait(timeoutMs: timeoutMs(now: Sys.now())) else {
                 connectionLost()
                 break
             }
-            hear(events)
             guard exitStatus == nil else { break }
             let now = Sys.now()
             fireTimers(now: now)
@@ -264,23 +283,7 @@ final class App {
         return exitStatus ?? .ok
     }
 
-    private func hear(_ events: LoopEvents) {
-        if events.contains(.signal) { handleSignals() }
-        if events.contains(.wakeup) {
-            wakeup.drain()
-            videosChanged()
-        }
-        if events.contains(.files), let watcher {
-            let due = Sys.now() + Self.changeSettle
-            for p in watcher.changes() { videos.changed(p, due: due) }
-        }
-        if events.contains(.pressure), let pressure {
-            pressure.drain()
-            memoryPressure(now: Sys.now(), source: pressure.source)
-        }
-    }
-
-    private func handleSignals() {
+    func handleSignals() {
         for s in signals.read() {
             switch s {
             case SIGINT, SIGTERM:
@@ -312,7 +315,7 @@ final class App {
     }
 
     /// A decoder reported: a video became ready (its outputs switch to it) or failed.
-    private func videosChanged() {
+    func videosChanged() {
         var changed = false
         for (path, v) in videos.open where v.pollStatus() {
             changed = true

@@ -76,7 +76,7 @@ extension App {
 
     /// The entries in force: config file, command line, then `ctl set`.
     func recomputeTargets() {
-        options.entries = configEntries + commandLine.entries + runtimeEntries.map(\.entry)
+        options.entries = configEntries + commandLine.entries + overrides.entries
         options.pauseOnFullscreen = commandLine.pauseOnFullscreen
         options.pauseOnBattery = commandLine.pauseOnBattery
         for h in heads.values where h.output.isDone {
@@ -136,7 +136,7 @@ extension App {
             log.notice("renderer = \(renderer.rawValue) takes effect at the next start")
         }
         configEntries = entries
-        runtimeEntries = []
+        overrides.removeAll()
         recomputeTargets()
         needsReconcile = true
         log.debug("configuration applied: \(options.entries.count) entr\(options.entries.count == 1 ? "y" : "ies")")
@@ -163,7 +163,7 @@ extension App {
                 return true
             case .failed(let errors):
                 if let tag = p.undoTag {
-                    runtimeEntries.removeAll { $0.tag == tag }
+                    overrides.remove(tag: tag)
                     undone = true
                 }
                 control?.reply(to: p.client, ControlError.video(errors).reply)
@@ -186,11 +186,7 @@ extension App {
     /// failed switch removes its own override, so overrides are only compacted when none can):
     /// overrides that later ones shadow entirely, and failures of files nothing names any more.
     func forgetWhatNothingNeeds() {
-        let keep = OutputEntry.unshadowed(runtimeEntries.map(\.entry))
-        if keep.contains(false) {
-            runtimeEntries = zip(runtimeEntries, keep).filter(\.1).map(\.0)
-            options.entries = configEntries + commandLine.entries + runtimeEntries.map(\.entry)
-        }
+        if overrides.compact() { options.entries = configEntries + commandLine.entries + overrides.entries }
         videos.forget(failuresExcept: Set(options.allVideos).union(playlistItems))
     }
 
@@ -285,21 +281,7 @@ extension App: ControlServerDelegate {
             if pending.isEmpty { forgetWhatNothingNeeds() }
             return
         }
-        let tag = nextTag
-        nextTag += 1
-        if entry.selector == .all {
-            // `*` means every output: it also overrides the entries that name one.
-            var named: [String] = []
-            for case .named(let n) in options.entries.map(\.selector) where !named.contains(n) { named.append(n) }
-            runtimeEntries.append((tag, entry))
-            for n in named {
-                var e = entry
-                e.selector = .named(n)
-                runtimeEntries.append((tag, e))
-            }
-        } else {
-            runtimeEntries.append((tag, entry))
-        }
+        let tag = overrides.add(entry, over: options.entries)
         let pattern: String? = { if case .named(let n) = entry.selector { return n }; return nil }()
         if let transition { for h in matching(pattern) { h.nextTransition = transition } }
         recomputeTargets()

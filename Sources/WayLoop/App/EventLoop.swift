@@ -1,18 +1,8 @@
-// The one poll(2) loop (after mako's event-loop.c and foot's fdm.c), with named slots: the
-// Wayland connection, the decoders' wakeup eventfd and a signalfd, then the control socket and
-// its clients (a preallocated pollfd array: nothing allocated per wake-up). Main thread only.
+// The one poll(2) loop (after mako's event-loop.c and foot's fdm.c): the Wayland connection,
+// then every registered source (the decoders' wakeup eventfd, a signalfd, inotify, memory
+// pressure, the control socket and its clients), each added with one call. Main thread only.
 import CWayland
 import Glibc
-
-/// The slots that fired (an option set: no allocation per wake-up).
-struct LoopEvents: OptionSet {
-    let rawValue: UInt8
-    static let wayland = LoopEvents(rawValue: 1)
-    static let wakeup = LoopEvents(rawValue: 2)
-    static let signal = LoopEvents(rawValue: 4)
-    static let files = LoopEvents(rawValue: 8)
-    static let pressure = LoopEvents(rawValue: 16)
-}
 
 struct SignalFD {
     let fd: Int32
@@ -41,31 +31,62 @@ struct SignalFD {
     func close() { _ = Glibc.close(fd) }
 }
 
-/// Waits on the slots with the Wayland read protocol: prepare_read → flush → poll → read or
-/// cancel → dispatch. Returns the slots that fired, or nil when the connection is lost.
+/// Something polled beside the Wayland connection: one fd, or a set that changes from wait to
+/// wait (the control socket and its clients) that fills its own slots.
+protocol PollSource: AnyObject {
+    /// Writes up to `capacity` pollfds; returns how many.
+    func fill(_ fds: UnsafeMutablePointer<pollfd>, capacity: Int) -> Int
+    /// Hears what poll said of the `count` slots it filled.
+    func handle(_ fds: UnsafeMutablePointer<pollfd>, count: Int)
+}
+
+/// One fd and what to do when it is ready (after foot's `fdm_add(fd, events, handler)`).
+private final class FDSource: PollSource {
+    let fd: Int32, events: Int16
+    let handler: () -> Void
+    init(fd: Int32, events: Int16, handler: @escaping () -> Void) {
+        self.fd = fd
+        self.events = events
+        self.handler = handler
+    }
+    func fill(_ fds: UnsafeMutablePointer<pollfd>, capacity: Int) -> Int {
+        guard capacity > 0 else { return 0 }
+        fds[0] = pollfd(fd: fd, events: events, revents: 0)
+        return 1
+    }
+    func handle(_ fds: UnsafeMutablePointer<pollfd>, count: Int) {
+        if count > 0 && fds[0].revents & events != 0 { handler() }
+    }
+}
+
+/// Waits with the Wayland read protocol (prepare_read → flush → poll → read or cancel →
+/// dispatch), then hands each registered source what poll said of it, in the order they were
+/// added. A preallocated pollfd array: nothing is allocated per wake-up.
 final class EventLoop {
     let display: WLDisplay
-    private static let fixed = 5
-    private static let capacity = fixed + 1 + ControlServer.maxClients
+    private static let capacity = 16 + ControlServer.maxClients
     private let fds = UnsafeMutablePointer<pollfd>.allocate(capacity: EventLoop.capacity)
-    /// Polled after the fixed slots; gets its revents after each wait.
-    var control: ControlServer?
+    private var sources: [PollSource] = []
+    private var counts: [Int] = []
 
-    /// `filesFD`: the FileWatcher's inotify fd, `pressure` the memory-pressure fd and the events
-    /// it reports (-1: none; poll skips it).
-    init(display: WLDisplay, wakeupFD: Int32, signalFD: Int32, filesFD: Int32, pressure: (fd: Int32, events: Int16)) {
-        self.display = display
-        fds[0] = pollfd(fd: display.fd, events: 0, revents: 0)
-        fds[1] = pollfd(fd: wakeupFD, events: Int16(POLLIN), revents: 0)
-        fds[2] = pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)
-        fds[3] = pollfd(fd: filesFD, events: Int16(POLLIN), revents: 0)
-        fds[4] = pollfd(fd: pressure.fd, events: pressure.events, revents: 0)
-    }
+    init(display: WLDisplay) { self.display = display }
     deinit { fds.deallocate() }
 
-    func wait(timeoutMs: Int32) -> LoopEvents? {
+    /// Polls `fd` for `events` and calls `handler` when it is ready (a negative fd is skipped).
+    func add(fd: Int32, events: Int16 = Int16(POLLIN), _ handler: @escaping () -> Void) {
+        add(FDSource(fd: fd, events: events, handler: handler))
+    }
+
+    func add(_ source: PollSource) {
+        sources.append(source)
+        counts.append(0)
+    }
+
+    /// One wait of at most `timeoutMs` (-1: until something happens). False when the
+    /// connection is lost.
+    func wait(timeoutMs: Int32) -> Bool {
         while !display.prepareRead() {
-            if !display.dispatchPending() { return nil }
+            if !display.dispatchPending() { return false }
         }
         // Flush what we sent; EAGAIN means the socket is full and poll waits for POLLOUT.
         var wantWrite = false
@@ -74,32 +95,31 @@ final class EventLoop {
                 // The compositor may have closed the connection after a protocol error: read
                 // what it sent last, so that the error is reported as one (not as a clean exit).
                 if display.readEvents() { display.dispatchPending() }
-                return nil
+                return false
             }
         }
-        fds[0].events = Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0)
-        let extra = control?.fill(fds + Self.fixed, capacity: Self.capacity - Self.fixed) ?? 0
-        let n = poll(fds, nfds_t(Self.fixed + extra), timeoutMs)
-        if n < 0 {
-            display.cancelRead()
-            return errno == EINTR ? [] : nil
+        fds[0] = pollfd(fd: display.fd, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0)
+        var n = 1
+        for (i, source) in sources.enumerated() {
+            counts[i] = source.fill(fds + n, capacity: Self.capacity - n)
+            n += counts[i]
         }
-        var events: LoopEvents = []
+        if poll(fds, nfds_t(n), timeoutMs) < 0 {
+            display.cancelRead()
+            return errno == EINTR
+        }
         if fds[0].revents & Int16(POLLIN) != 0 {
-            if !display.readEvents() { return nil }
-            events.insert(.wayland)
+            if !display.readEvents() { return false }
         } else {
             display.cancelRead()
-            if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { return nil }
+            if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { return false }
         }
-        if !display.dispatchPending() { return nil }
-        if fds[1].revents & Int16(POLLIN) != 0 { events.insert(.wakeup) }
-        if fds[2].revents & Int16(POLLIN) != 0 { events.insert(.signal) }
-        if fds[3].revents & Int16(POLLIN) != 0 { events.insert(.files) }
-        if fds[4].revents & fds[4].events != 0 { events.insert(.pressure) }
-        if extra > 0, (0..<extra).contains(where: { fds[Self.fixed + $0].revents != 0 }) {
-            control?.handle(fds + Self.fixed, count: extra)
+        if !display.dispatchPending() { return false }
+        var at = 1
+        for (i, source) in sources.enumerated() {
+            if counts[i] > 0 { source.handle(fds + at, count: counts[i]) }
+            at += counts[i]
         }
-        return events
+        return true
     }
 }

@@ -66,10 +66,8 @@ extension App: ToplevelsDelegate {
 
     /// Recomputes the fullscreen and battery reasons of one output from its pause rules.
     func updatePause(_ h: Head) {
-        let s = h.drawn ?? h.target
-        // On the overlay layer nothing covers it, a fullscreen window included.
-        let fullscreen = s?.pauseOnFullscreen ?? true && options.layer != .overlay && toplevels?.hasFullscreen(on: h.output) == true
-        let battery = s?.pauseOnBattery ?? false && onBattery
+        let (fullscreen, battery) = PauseRules.reasons(h.drawn ?? h.target, layer: options.layer,
+                                                       fullscreenWindow: toplevels?.hasFullscreen(on: h.output) == true, onBattery: onBattery)
         let before = h.player.pauseReasons
         apply(h, fullscreen ? .pause(.fullscreen) : .resume(.fullscreen))
         apply(h, battery ? .pause(.battery) : .resume(.battery))

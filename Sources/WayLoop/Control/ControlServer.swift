@@ -281,3 +281,5 @@ final class ControlServer {
         }
     }
 }
+
+extension ControlServer: PollSource {}

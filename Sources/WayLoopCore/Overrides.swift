@@ -1,0 +1,53 @@
+// The layers of entries in force: the config file's, the command line's, then the `ctl set`
+// overrides, each tagged with the request that made it (a switch whose video fails takes its
+// own override back, and only its own). Bounded: overrides that later ones shadow entirely
+// are forgotten. And the pause rules that follow an output's settings. Pure.
+
+public struct Overrides: Sendable {
+    public private(set) var tagged: [(tag: Int, entry: OutputEntry)] = []
+    private var nextTag = 0
+
+    public init() {}
+
+    public var entries: [OutputEntry] { tagged.map(\.entry) }
+
+    /// Adds a `ctl set` override and returns its tag. `*` means every output: it also
+    /// overrides the entries in force that name one (`existing`), so that it wins over them.
+    public mutating func add(_ entry: OutputEntry, over existing: [OutputEntry]) -> Int {
+        let tag = nextTag
+        nextTag += 1
+        tagged.append((tag, entry))
+        if entry.selector == .all {
+            var named: [String] = []
+            for case .named(let n) in existing.map(\.selector) where !named.contains(n) { named.append(n) }
+            for n in named {
+                var e = entry
+                e.selector = .named(n)
+                tagged.append((tag, e))
+            }
+        }
+        return tag
+    }
+
+    public mutating func remove(tag: Int) { tagged.removeAll { $0.tag == tag } }
+
+    public mutating func removeAll() { tagged.removeAll() }
+
+    /// Forgets the overrides that later ones shadow entirely; true when any went.
+    public mutating func compact() -> Bool {
+        let keep = OutputEntry.unshadowed(entries)
+        guard keep.contains(false) else { return false }
+        tagged = zip(tagged, keep).filter(\.1).map(\.0)
+        return true
+    }
+}
+
+public enum PauseRules {
+    /// Whether a fullscreen window and the battery pause an output drawing with `settings`:
+    /// `pause-on-fullscreen` (default yes; on the overlay layer nothing covers it, a fullscreen
+    /// window included) and `pause-on-battery` (default no).
+    public static func reasons(_ settings: OutputSettings?, layer: Layer, fullscreenWindow: Bool,
+                               onBattery: Bool) -> (fullscreen: Bool, battery: Bool) {
+        ((settings?.pauseOnFullscreen ?? true) && layer != .overlay && fullscreenWindow, (settings?.pauseOnBattery ?? false) && onBattery)
+    }
+}
