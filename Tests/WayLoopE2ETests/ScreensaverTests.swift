@@ -111,6 +111,20 @@ final class ScreensaverTests: XCTestCase {
         XCTAssertTrue(waitCentre(sway, red))
     }
 
+    /// A fullscreen window that is there before the wallpaper starts pauses it too: the toplevel
+    /// manager listens from its bind, so the windows announced during start-up are known.
+    func testAFullscreenWindowOpenBeforeTheStartPausesIt() throws {
+        let sway = try Self.shared!.get()
+        try sway.cover()
+        defer { sway.uncover() }
+        let wallpaper = try Wayloop([Self.dir + "/red.mp4"], env: sway.env)
+        defer { XCTAssertEqual(wallpaper.stop(), 0, wallpaper.stderr) }
+        XCTAssertTrue(waitState(sway, name: nil, "paused", reason: "fullscreen"), "\(status(sway, name: nil)); \(wallpaper.stderr)")
+        sway.uncover()
+        XCTAssertTrue(waitState(sway, name: nil, "playing"), "\(status(sway, name: nil))")
+        XCTAssertTrue(waitCentre(sway, red))
+    }
+
     func testBadNamesAndLayersAreRefused() throws {
         let sway = try Self.shared!.get()
         for (args, mention) in [(["--name", "a/b"], "--name"), (["--name", ""], "--name"), (["--layer", "sideways"], "sideways"),

@@ -20,10 +20,10 @@ final class Registry: WaylandObject, ListenerTarget {
     /// zxdg_output_manager_v1: output names for wl_output before version 4.
     private(set) var xdgOutputManager: XdgOutputManager?
     /// zwlr_foreign_toplevel_manager_v1: which outputs have a fullscreen window (always bound:
-    /// the pause rules can change at run time, by a config reload or a hand-over). Its owner,
-    /// Toplevels, listens from `takeToplevels()` on; the events that come before have no
-    /// listener and are dropped.
-    private var toplevelManager: OpaquePointer?
+    /// the pause rules can change at run time, by a config reload or a hand-over). It listens
+    /// from the bind on, so that the windows that exist at start-up (announced in the next
+    /// roundtrip) are known; `takeToplevels()` hands it to its owner.
+    private var toplevels: Toplevels?
     private(set) var presentation: Presentation?
     /// wl_shm: the shm sink's buffers (bound by every client that may need it; cheap).
     private(set) var shm: WLShm?
@@ -62,8 +62,8 @@ final class Registry: WaylandObject, ListenerTarget {
 
     /// The toplevel manager, handed over once to the object that listens to it and destroys it.
     func takeToplevels() -> Toplevels? {
-        defer { toplevelManager = nil }
-        return toplevelManager.map(Toplevels.init(manager:))
+        defer { toplevels = nil }
+        return toplevels
     }
 
     private func bind(_ name: UInt32, _ iface: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
@@ -80,7 +80,7 @@ final class Registry: WaylandObject, ListenerTarget {
         case "wp_viewporter":
             viewporter = bind(name, wlx_viewporter_interface(), 1).map(Viewporter.init)
         case "zwlr_foreign_toplevel_manager_v1":
-            toplevelManager = bind(name, wlx_foreign_toplevel_manager_interface(), min(version, 3))
+            toplevels = bind(name, wlx_foreign_toplevel_manager_interface(), min(version, 3)).map(Toplevels.init(manager:))
         case "zxdg_output_manager_v1":
             xdgOutputManager = bind(name, wlx_xdg_output_manager_interface(), min(version, 3)).map(XdgOutputManager.init)
         case "wp_fractional_scale_manager_v1":
