@@ -20,6 +20,8 @@ final class App {
     let wakeup: WakeupFD
     let loop: EventLoop
     let control: ControlServer?
+    /// `wayloop ctl` requests (the server's delegate; it holds it weakly).
+    private var requests: Requests?
     var registry: Registry?
     /// What draws: the GL device (EGL, program) or the shm device (wl_shm); one of them.
     var gl: GLDevice?
@@ -74,7 +76,8 @@ final class App {
         watcher = FileWatcher()
         pressure = PressureMonitor.open(log: log.scoped("memory"))
         loop = EventLoop(display: display)
-        control.delegate = self
+        requests = Requests(app: self)
+        control.delegate = requests
         registerSources()
         registerTimers()
     }
@@ -183,25 +186,13 @@ final class App {
 
     /// One bounded roundtrip of start-up; an exit status when it did not come back.
     private func startupRoundtrip() -> ExitStatus? {
-        let name = Sys.env("WAYLAND_DISPLAY") ?? "wayland-0"
-        switch boundedRoundtrip(display, signals: signals, seconds: Self.startupTimeout) {
-        case .done: return nil
-        case .stopped:
-            log.notice("stopping on a signal during start-up")
-            return .ok
-        case .timedOut:
-            log.scoped("wayland").error("the compositor at WAYLAND_DISPLAY=\(name) accepted the connection but did not answer "
-                + "within \(Int(Self.startupTimeout)) s")
-            return .noCompositor
-        case .lost:
-            if display.error == EPROTO {
-                log.scoped("wayland").error("the compositor at WAYLAND_DISPLAY=\(name) sent a protocol error during start-up")
-            } else {
-                log.scoped("wayland").error("the connection to WAYLAND_DISPLAY=\(name) failed during start-up "
-                    + "(\(Sys.errnoText(display.error))): is it a Wayland compositor?")
-            }
+        let result = boundedRoundtrip(display, signals: signals, seconds: Self.startupTimeout)
+        if let problem = result.problem(display, seconds: Self.startupTimeout) {
+            log.scoped("wayland").error(problem)
             return .noCompositor
         }
+        if result == .stopped { log.notice("stopping on a signal during start-up") }
+        return result == .stopped ? .ok : nil
     }
 
     /// The renderer: shm where GL would be software, without touching EGL when the facts
@@ -304,14 +295,9 @@ final class App {
     }
 
     private func connectionLost() {
-        if display.error == EPROTO {
-            let e = display.protocolError
-            log.scoped("wayland").error("protocol error \(e.code) on \(e.interface)#\(e.id): this is a WayLoop bug")
-            exitStatus = .failure
-        } else {
-            log.scoped("wayland").notice("the compositor closed the connection; exiting")
-            exitStatus = .ok
-        }
+        let (isProtocolError, line) = display.lostReason
+        if isProtocolError { log.scoped("wayland").error(line) } else { log.scoped("wayland").notice(line) }
+        exitStatus = isProtocolError ? .failure : .ok
     }
 
     /// A decoder reported: a video became ready (its outputs switch to it) or failed.

@@ -60,3 +60,22 @@ final class Head {
         presentedVideo = nil
     }
 }
+
+extension Head {
+    /// The head as the director sees it.
+    var view: HeadView {
+        var v = HeadView(id: id, target: target, drawn: drawn)
+        v.fadeFrom = fade?.from
+        v.solid = solid
+        v.hasSurface = surface != nil
+        v.sinkReady = surface?.sinkReady == true
+        v.configured = surface?.isConfigured == true
+        v.drawPaused = drawPaused
+        v.hidden = player.pauseReasons.contains(.hidden)
+        v.covered = player.pauseReasons.contains(.fullscreen)
+        v.canTakeFrame = canTakeFrame
+        v.nextTransition = nextTransition
+        v.presented = presentedVideo
+        return v
+    }
+}

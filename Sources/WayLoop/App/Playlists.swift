@@ -106,30 +106,6 @@ extension App {
         }
     }
 
-    /// `ctl next|prev [OUTPUT]`: the runs of the matched outputs move one step; the reply comes
-    /// once the new video is on screen.
-    func stepPlaylists(_ pattern: String?, forward: Bool, client: Int) {
-        let matched = matching(pattern)
-        if let pattern, matched.isEmpty {
-            control?.reply(to: client, ControlError.noSuchOutput(pattern).reply)
-            return
-        }
-        var runs: [PlaylistRun] = []
-        for h in matched { if let r = run(of: h), !runs.contains(where: { $0 === r }) { runs.append(r) } }
-        guard !runs.isEmpty else {
-            let who = pattern.map { "'\($0)' plays no playlist" } ?? "no output plays a playlist"
-            control?.reply(to: client, ControlError.refused("\(who) (name a directory or a playlist file as its video)").reply)
-            return
-        }
-        for r in runs { r.step(forward: forward, failed: videos.failed) }
-        recomputeTargets()
-        needsReconcile = true
-        let names = matched.filter { h in runs.contains { $0 === run(of: h) } }
-        let message = names.map { h in "\(h.name): '\(h.target?.video ?? "")'" + (playlistStatus(h).map { " (\($0.position)/\($0.count))" } ?? "") }
-        pending.append(PendingReply(client: client, waiting: [], playlists: Set(runs.map(\.key.source)),
-                                    success: .object([("ok", .bool(true)), ("message", .string(message.joined(separator: ", ")))])))
-    }
-
     /// Where an output is in its playlist, for `status` and the events.
     func playlistStatus(_ h: Head) -> PlaylistStatus? {
         guard let r = run(of: h), let p = r.playlist.position else { return nil }

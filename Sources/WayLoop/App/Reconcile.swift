@@ -7,39 +7,8 @@ import WayLoopCore
 extension App {
     /// What the director decides from, now.
     func world() -> World {
-        var facts: [String: VideoFacts] = [:]
-        for (path, r) in videos.records {
-            var f = VideoFacts(failure: r.failure)
-            f.recent = r.recentOrder != nil
-            f.checked = r.checked
-            if let v = r.clip {
-                f.open = true
-                f.ready = v.isReady
-                f.opened = v.info != nil
-                f.released = v.isReleased
-                f.hasFrame = v.current != nil
-                f.replaying = v.isReplaying
-                f.heldBytes = f.recent ? v.heldBytes : 0
-            }
-            facts[path] = f
-        }
-        return World(heads: heads.values.map(view), videos: facts, recent: videos.recent, preloads: preloads)
-    }
-
-    private func view(_ h: Head) -> HeadView {
-        var v = HeadView(id: h.id, target: h.target, drawn: h.drawn)
-        v.fadeFrom = h.fade?.from
-        v.solid = h.solid
-        v.hasSurface = h.surface != nil
-        v.sinkReady = h.surface?.sinkReady == true
-        v.configured = h.surface?.isConfigured == true
-        v.drawPaused = h.drawPaused
-        v.hidden = h.player.pauseReasons.contains(.hidden)
-        v.covered = h.player.pauseReasons.contains(.fullscreen)
-        v.canTakeFrame = h.canTakeFrame
-        v.nextTransition = h.nextTransition
-        v.presented = h.presentedVideo
-        return v
+        World(heads: heads.values.map(\.view), videos: videos.records.mapValues(VideoFacts.init(record:)), recent: videos.recent,
+              preloads: preloads)
     }
 
     /// Decoders, then every connected output, then decoders again (what the outputs let go),
@@ -50,7 +19,7 @@ extension App {
         syncVideos()
         let w = world()
         for h in heads.values where h.output.isDone {
-            for effect in Director.reconcile(view(h), w) { run(effect, on: h) }
+            for effect in Director.reconcile(h.view, w) { run(effect, on: h) }
         }
         syncVideos()
         updateDecodeScales()

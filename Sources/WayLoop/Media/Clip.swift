@@ -214,3 +214,21 @@ extension Clip {
         current.map { Picture(frame: $0.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright) }
     }
 }
+
+extension VideoFacts {
+    /// A video's record, and its decoder's state while it runs, as the director sees them.
+    init(record r: VideoRecord<Clip>) {
+        self.init(failure: r.failure)
+        recent = r.recentOrder != nil
+        checked = r.checked
+        guard let v = r.clip else { return }
+        open = true
+        ready = v.isReady
+        opened = v.info != nil
+        released = v.isReleased
+        hasFrame = v.current != nil
+        replaying = v.isReplaying
+        // Only what is kept for a switch back counts against --cache-mb (a lock per video).
+        heldBytes = recent ? v.heldBytes : 0
+    }
+}

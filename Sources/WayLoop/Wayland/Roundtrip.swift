@@ -59,3 +59,28 @@ func boundedRoundtrip(_ display: WLDisplay, signals: SignalFD, seconds: Double) 
     }
     return .done
 }
+
+extension RoundtripResult {
+    /// The one line a failed start-up roundtrip gets (nil: done or stopped), naming the socket.
+    func problem(_ display: WLDisplay, seconds: Double) -> String? {
+        let name = Sys.env("WAYLAND_DISPLAY") ?? "wayland-0"
+        switch self {
+        case .done, .stopped: return nil
+        case .timedOut:
+            return "the compositor at WAYLAND_DISPLAY=\(name) accepted the connection but did not answer within \(Int(seconds)) s"
+        case .lost:
+            if display.error == EPROTO { return "the compositor at WAYLAND_DISPLAY=\(name) sent a protocol error during start-up" }
+            return "the connection to WAYLAND_DISPLAY=\(name) failed during start-up (\(Sys.errnoText(display.error))): is it a Wayland compositor?"
+        }
+    }
+}
+
+extension WLDisplay {
+    /// Why the connection ended: a protocol error (WayLoop's bug: exit 1) or the compositor
+    /// closing it (it went away: exit 0), as one line.
+    var lostReason: (isProtocolError: Bool, line: String) {
+        guard error == EPROTO else { return (false, "the compositor closed the connection; exiting") }
+        let e = protocolError
+        return (true, "protocol error \(e.code) on \(e.interface)#\(e.id): this is a WayLoop bug")
+    }
+}

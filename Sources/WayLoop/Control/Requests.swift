@@ -1,0 +1,203 @@
+// `wayloop ctl` requests and hand-overs (the control protocol's side of the shell): each one
+// becomes a change of what the App is asked for (an override, a pause, a reload, a playlist
+// step) and a reply, at once or held until the new picture is on screen (PendingReply, weighed
+// by the director). Main thread only (called from the event loop).
+import WayLoopCore
+
+final class Requests: ControlServerDelegate {
+    private unowned let app: App
+
+    init(app: App) { self.app = app }
+
+    func control(_ server: ControlServer, request: ControlRequest, from client: Int) {
+        let okReply = JSON.object([("ok", .bool(true))])
+        func ok(_ message: String) -> JSON { .object([("ok", .bool(true)), ("message", .string(message))]) }
+        app.log.debug("control: \(request.json.serialized)")
+        switch request {
+        case .status:
+            // A stable interface: within a version, fields are only ever added.
+            server.reply(to: client, .object([("ok", .bool(true)), ("version", .number(Double(OutputStatus.version))),
+                                              ("outputs", .array(statuses.map(\.json)))]))
+
+        case .pause(let pattern), .resume(let pattern), .toggle(let pattern):
+            let matched = matching(pattern)
+            if let pattern, matched.isEmpty {
+                server.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+                return
+            }
+            var done: [String] = []
+            for h in matched {
+                let paused: Bool
+                switch request {
+                case .pause: paused = true
+                case .resume: paused = false
+                default: paused = !h.player.pauseReasons.contains(.user)
+                }
+                app.setUserPause(h, paused)
+                done.append("\(h.name) \(paused ? "paused" : "resumed")")
+            }
+            server.reply(to: client, ok(done.isEmpty ? "no outputs" : done.joined(separator: ", ")))
+
+        case .set(let entry):
+            set(entry, client: client)
+
+        case .next(let pattern):
+            stepPlaylists(pattern, forward: true, client: client)
+
+        case .prev(let pattern):
+            stepPlaylists(pattern, forward: false, client: client)
+
+        case .reload:
+            app.log.notice("reloading the config file (wayloop ctl app.reload)")
+            app.reload(replyTo: client)
+
+        case .quit:
+            app.log.notice("stopping (wayloop ctl quit)")
+            server.reply(to: client, ok("stopping"))
+            app.exitStatus = .ok
+
+        case .subscribe:
+            server.reply(to: client, okReply)
+            server.subscribe(client)
+            for h in matching(nil) { server.reply(to: client, app.stateEvent(h).json) }
+
+        case .handOver(let args, let cwd):
+            handOver(args: args, cwd: cwd, client: client)
+        }
+    }
+
+    /// `ctl set OUTPUT|* VIDEO ...`: a runtime override, applied once the video is ready.
+    private func set(_ request: OutputEntry, client: Int) {
+        if case .named(let pattern) = request.selector, matching(pattern).isEmpty {
+            app.control?.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+            return
+        }
+        // `--transition` is for this one switch: the settings keep their own.
+        var entry = request
+        let transition = entry.transition
+        entry.transition = nil
+        if transition != nil && entry.fieldsSet.isEmpty {
+            app.control?.reply(to: client, ControlError.usage("--transition is how a switch looks: name the VIDEO to switch to").reply)
+            return
+        }
+        var paths: [String] = []
+        if let v = entry.video { paths.append(v) }
+        if case .video(let f)? = entry.fallback { paths.append(f) }
+        let errors = app.recheck(paths, fallbacks: Set(entry.fallback?.video.map { [$0] } ?? []))
+        if !errors.isEmpty {
+            app.control?.reply(to: client, ControlError.video(errors).reply)
+            // Nothing names these files: their failures are not kept (10 000 sets to missing
+            // files must not grow the memo).
+            if app.pending.isEmpty { app.forgetWhatNothingNeeds() }
+            return
+        }
+        let tag = app.overrides.add(entry, over: app.options.entries)
+        let pattern: String? = { if case .named(let n) = entry.selector { return n }; return nil }()
+        if let transition { for h in matching(pattern) { h.nextTransition = transition } }
+        app.recomputeTargets()
+        app.needsReconcile = true
+        let what = entry.video.map { "'\($0)'" } ?? "new settings"
+        let target = pattern ?? "every output"
+        app.log.notice("\(target): \(what) (wayloop ctl set)")
+        // A playlist is waited for by the video its outputs play when the reply is weighed.
+        // The named video is waited for until it is on screen, ready or not (a recent one, or
+        // one another output shows); a fallback only until it is open.
+        var waiting = Set(entry.video.map { app.playlistKind($0) ? [] : [$0] } ?? [])
+        if case .video(let f)? = entry.fallback, app.videos.clip(f)?.isReady != true { waiting.insert(f) }
+        // If the new video fails, the override goes and the old video plays on.
+        app.pending.append(PendingReply(client: client, waiting: waiting, playlists: Set(paths.filter(app.playlistKind).map(PlaylistSource.canonical)),
+                                        success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)"))]), undoTag: tag))
+    }
+
+    /// A second `wayloop ARGS` on this display: its command line replaces ours.
+    private func handOver(args: [String], cwd: String, client: Int) {
+        let parsed: Options
+        do {
+            guard case .run(let o) = try OptionParser.parse(args) else {
+                app.control?.reply(to: client, ControlError.usage("nothing to hand over: \(args.joined(separator: " "))").reply)
+                return
+            }
+            parsed = o
+        } catch {
+            app.control?.reply(to: client, ControlError.usage("usage: \(error) (see wayloop --help)").reply)
+            return
+        }
+        // What only a new process can change is refused by name, never dropped in silence.
+        var inForce = app.options
+        inForce.renderer = app.commandLine.rendererRequest(config: app.configEntries)
+        inForce.queueFrames = app.queueFrames
+        let refused = Options.unappliable(running: inForce, incoming: parsed)
+        if !refused.isEmpty {
+            let e = ControlError.usage("the running wayloop cannot change \(refused.joined(separator: ", ")); "
+                + "start with --replace to restart it with them")
+            app.log.notice("hand-over refused: \(e)")
+            app.control?.reply(to: client, e.reply)
+            return
+        }
+        let home = Sys.env("HOME")
+        let previous = app.commandLine
+        app.commandLine.entries = parsed.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) }.resolvingPaths(in: cwd, home: home) }
+        app.commandLine.configPath = parsed.configPath.map { Paths.absolute($0, in: cwd, home: home) }
+        app.commandLine.noConfig = parsed.noConfig
+        app.commandLine.pauseOnFullscreen = parsed.pauseOnFullscreen
+        app.commandLine.pauseOnBattery = parsed.pauseOnBattery
+        app.log.notice("arguments handed over by a new start: \(args.joined(separator: " "))")
+        if !app.reload(replyTo: client, success: .object([("ok", .bool(true)), ("message", .string("handed over"))])) {
+            app.commandLine = previous
+        }
+    }
+
+    /// `ctl next|prev [OUTPUT]`: the runs of the matched outputs move one step; the reply comes
+    /// once the new video is on screen.
+    private func stepPlaylists(_ pattern: String?, forward: Bool, client: Int) {
+        let matched = matching(pattern)
+        if let pattern, matched.isEmpty {
+            app.control?.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+            return
+        }
+        var runs: [PlaylistRun] = []
+        for h in matched { if let r = app.run(of: h), !runs.contains(where: { $0 === r }) { runs.append(r) } }
+        guard !runs.isEmpty else {
+            let who = pattern.map { "'\($0)' plays no playlist" } ?? "no output plays a playlist"
+            app.control?.reply(to: client, ControlError.refused("\(who) (name a directory or a playlist file as its video)").reply)
+            return
+        }
+        for r in runs { r.step(forward: forward, failed: app.videos.failed) }
+        app.recomputeTargets()
+        app.needsReconcile = true
+        let names = matched.filter { h in runs.contains { $0 === app.run(of: h) } }
+        let message = names.map { h in "\(h.name): '\(h.target?.video ?? "")'" + (app.playlistStatus(h).map { " (\($0.position)/\($0.count))" } ?? "") }
+        app.pending.append(PendingReply(client: client, waiting: [], playlists: Set(runs.map(\.key.source)),
+                                        success: .object([("ok", .bool(true)), ("message", .string(message.joined(separator: ", ")))])))
+    }
+
+    /// The heads of connected outputs, by name.
+    private var connectedHeads: [Head] { app.heads.values.filter(\.output.isDone).sorted { $0.name < $1.name } }
+
+    var statuses: [OutputStatus] {
+        connectedHeads.map { h in
+            let active = h.drawn, target = h.target
+            let v = active.flatMap { app.videos.clip($0.video) }
+            var position: Double?
+            if let c = v?.current, let fps = v?.info?.frameRate, fps > 0 { position = Double(c.index) / fps }
+            var showing: String?
+            if let c = h.solid { showing = "the colour \(c)" } else if let a = active, let t = target, a.video != t.video,
+                      app.videos.failed(t.video) { showing = "'\(a.video)'" }
+            let state = h.player.state
+            let failedTarget: Bool = { if case .failed = state { return true }; return false }()
+            return OutputStatus(name: h.name, description: h.output.info.description,
+                                video: failedTarget ? target?.video : (active?.video ?? target?.video),
+                                mode: (active ?? target)?.mode, state: state, position: position,
+                                framesShown: h.surface?.framesShown ?? 0, framesDropped: v?.dropped ?? 0,
+                                showing: showing, renderer: h.sink?.kind.rawValue ?? app.rendererKind?.rawValue,
+                                decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: app.playlistStatus(h))
+        }
+    }
+
+    /// The outputs a request names (nil: every output).
+    private func matching(_ pattern: String?) -> [Head] {
+        connectedHeads.filter { h in
+            pattern.map { OutputMatch.matches(pattern: $0, name: h.output.info.name, description: h.output.info.description) } ?? true
+        }
+    }
+}
