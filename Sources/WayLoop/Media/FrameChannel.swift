@@ -1,6 +1,7 @@
 // Where a decoder thread meets the main thread: one bounded queue of decoded frames, a pool of
 // recycled AVFrames, the decoder's status and a stop flag, all behind one lock, plus the shared
-// wakeup eventfd the main loop polls (house style: set, wake, join; never cancel).
+// wakeup eventfd the main loop polls. Stopping is set, wake, join, never a thread cancel: a
+// cancelled decoder could die holding the lock or half an FFmpeg call.
 import CFFmpeg
 import WayLoopCore
 
@@ -182,8 +183,10 @@ final class FrameChannel: @unchecked Sendable {
             av_frame_free(&c)
             return nil
         }
-        cacheFrames.append(copy)
-        lock.withLock { _cacheBytes += bytes }
+        lock.withLock {
+            cacheFrames.append(copy)
+            _cacheBytes += bytes
+        }
         return copy
     }
 
@@ -224,13 +227,18 @@ final class FrameChannel: @unchecked Sendable {
         if free { dropCache() }
     }
 
+    /// Either thread: frees the loop cache's frames (taken out under the lock, freed outside it).
     func dropCache() {
-        for f in cacheFrames {
+        let frames = lock.withLock { () -> [UnsafeMutablePointer<AVFrame>] in
+            let f = cacheFrames
+            cacheFrames.removeAll()
+            _cacheBytes = 0
+            return f
+        }
+        for f in frames {
             var p: UnsafeMutablePointer<AVFrame>? = f
             av_frame_free(&p)
         }
-        cacheFrames.removeAll()
-        lock.withLock { _cacheBytes = 0 }
     }
 
     // MARK: Either thread

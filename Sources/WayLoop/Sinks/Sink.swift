@@ -4,10 +4,25 @@
 import CFFmpeg
 import WayLoopCore
 
-/// A failure to draw or to make buffers, with what failed (one line).
-struct SinkError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
+/// Why a sink did not draw: a real failure (what failed, one line), or `waiting`, which is not
+/// one (every buffer is still the compositor's; the sink draws after a release).
+enum SinkError: Error, CustomStringConvertible {
+    case waiting
+    case failed(String)
+
+    init(_ d: String) { self = .failed(d) }
+
+    var isWaiting: Bool {
+        if case .waiting = self { return true }
+        return false
+    }
+
+    var description: String {
+        switch self {
+        case .waiting: return "waiting for the compositor to release a buffer"
+        case .failed(let d): return d
+        }
+    }
 }
 
 /// The picture fading out under a new one (a crossfade): drawn with its own settings, then the

@@ -2,8 +2,9 @@
 // GL_UNPACK_ROW_LENGTH for FFmpeg's padded lines); Cb and Cr go up together as one RG8 texture
 // (NV12 frames as they are, planar frames interleaved on the CPU: a byte shuffle of a quarter
 // of the picture, ~0.2 ms at 1080p, no colour arithmetic). Colour conversion, dim and the
-// aspect-fill crop happen in the shader. Measured on llvmpipe: two fetches instead of three
-// halve the cost of a frame (issue 7's research). Main thread only, EGL context current.
+// aspect-fill crop happen in the shader. Measured on llvmpipe: two texture fetches per pixel
+// instead of three (one per plane) halve the cost of a frame. Main thread only, EGL context
+// current.
 import CFFmpeg
 import CWayland
 import Shaders
