@@ -211,6 +211,6 @@ final class Clip {
 extension Clip {
     /// The frame on screen, as the sinks take it.
     var picture: Picture? {
-        current.map { Picture(frame: $0.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright) }
+        current.flatMap { Picture(frame: $0.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright) }
     }
 }

@@ -1,7 +1,6 @@
 // A sink puts pictures on one output's layer surface: the GLES sink (EGL window, shader) or
 // the shm sink (libswscale into wl_shm buffers). The app decides when to draw (the schedule);
 // a sink decides only how. Main thread only.
-import CFFmpeg
 import WayLoopCore
 
 /// Why a sink did not draw: a real failure (what failed, one line), or `waiting`, which is not
@@ -11,6 +10,12 @@ enum SinkError: Error, CustomStringConvertible {
     case failed(String)
 
     init(_ d: String) { self = .failed(d) }
+
+    /// A picture in a place the device cannot draw from (a dmabuf where only CPU planes are
+    /// taken): that draw fails with this one line.
+    static func unsupported(_ place: PictureStorage.Place, by device: RendererKind) -> SinkError {
+        .failed("a picture in \(place.rawValue) memory reached the \(device.rawValue) renderer, which takes only CPU planes")
+    }
 
     var isWaiting: Bool {
         if case .waiting = self { return true }

@@ -1,7 +1,6 @@
 // The GLES sink: one wl_egl_window and EGL window surface per output, drawn by the shared
 // GLRenderer from the video's textures (uploaded once per frame for every output that shows
 // it). Main thread only, the shared EGL context current.
-import CFFmpeg
 import CWayland
 import WayLoopCore
 
@@ -33,11 +32,12 @@ final class GLDevice {
     }
 
     /// The textures holding `picture`, uploading it if this serial is not up yet.
-    func textures(for picture: Picture) -> VideoTextures {
+    func textures(for picture: Picture) throws(SinkError) -> VideoTextures {
         let t = textures[picture.clip] ?? VideoTextures()
         textures[picture.clip] = t
         if uploaded[picture.clip] != picture.serial {
-            renderer.upload(picture, into: t)
+            guard case .cpu(let planes) = picture.storage else { throw .unsupported(picture.storage.place, by: .gl) }
+            renderer.upload(planes, into: t)
             uploaded[picture.clip] = picture.serial
         }
         return t
@@ -99,10 +99,10 @@ final class GLSink: Sink {
     func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
                  beforeCommit: () -> Void) throws(SinkError) {
         let s = try makeCurrent()
-        let t = device.textures(for: picture)
+        let t = try device.textures(for: picture)
         if let f = fading {
             // The old picture as it was, then the new one blended over it in the same pass.
-            let old = device.textures(for: f.picture)
+            let old = try device.textures(for: f.picture)
             device.renderer.draw(old, orientation: f.picture.orientation, buffer: surface.bufferSize, settings: f.settings, shared: false)
             device.renderer.drawBlended(t, orientation: picture.orientation, buffer: surface.bufferSize, settings: settings,
                                         weight: f.weight)

@@ -3,7 +3,6 @@
 // in llvmpipe, and no Mesa driver loaded). Rotation and mirroring are the compositor's: the
 // buffer keeps the video's stored orientation and wl_surface.set_buffer_transform says how to
 // turn it. Main thread only.
-import CFFmpeg
 import CSystem
 import CWayland
 import WayLoopCore
