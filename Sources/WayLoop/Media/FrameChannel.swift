@@ -91,15 +91,8 @@ final class FrameChannel: @unchecked Sendable {
     private var _status: DecoderStatus = .opening
     private var stopRequested = false
     let wakeup: WakeupFD
-    /// GL_MAX_TEXTURE_SIZE: larger pictures are scaled down by the decoder (never a black screen).
-    /// The decoder may start before GL is up (to overlap start-up): until the renderer says, it
-    /// assumes 4096, which every GLES 3 implementation in use supports.
-    private var _maxTextureSize = 4096
-    private var _maxTextureSizeIsFinal = false
-    var maxTextureSize: Int {
-        get { lock.withLock { _maxTextureSize } }
-        set { lock.withLock { _maxTextureSize = newValue; _maxTextureSizeIsFinal = true } }
-    }
+    /// The render device's limits (the largest picture side), read by the decoder for each frame.
+    let limits: PictureLimits
     /// The scale (≤ 1) the decoder brings frames to: what the largest output showing the video
     /// samples (DecodeScale). Set by the main thread.
     private var _targetScale = 1.0
@@ -125,9 +118,6 @@ final class FrameChannel: @unchecked Sendable {
         get { lock.withLock { _replayScale } }
         set { lock.withLock { _replayScale = newValue } }
     }
-    /// The renderer has said (until then `maxTextureSize` is the provisional 4096).
-    var maxTextureSizeIsFinal: Bool { lock.withLock { _maxTextureSizeIsFinal } }
-
     /// The loop cache's budget in bytes (0: off) and its frames: references to every decoded
     /// frame of the first pass, kept by the decoder thread and replayed when the whole loop fits.
     /// Freed on `purge` or deinit (after the decoder thread has ended).
@@ -140,13 +130,10 @@ final class FrameChannel: @unchecked Sendable {
     /// libavcodec frame threads for this video's decoder (set by the main thread before start).
     let decoderThreads: Int
 
-    init(capacity: Int, wakeup: WakeupFD, maxTextureSize: Int?, cacheBudget: Int = 0, decoderThreads: Int = 2) {
+    init(capacity: Int, wakeup: WakeupFD, limits: PictureLimits, cacheBudget: Int = 0, decoderThreads: Int = 2) {
         self.cacheBudget = cacheBudget
         self.decoderThreads = decoderThreads
-        if let maxTextureSize {
-            _maxTextureSize = maxTextureSize
-            _maxTextureSizeIsFinal = true
-        }
+        self.limits = limits
         queue = BoundedQueue(capacity: capacity)
         pool.reserveCapacity(capacity + 4)
         self.wakeup = wakeup

@@ -20,11 +20,8 @@ final class EGL {
     let context: EGLContext
     private var current: EGLSurface?
 
-    init(wlDisplay: OpaquePointer) throws(GraphicsError) {
-        guard let d = eglGetPlatformDisplay(EGLenum(EGL_PLATFORM_WAYLAND_KHR), UnsafeMutableRawPointer(wlDisplay), nil),
-              d != wlx_egl_no_display() else {
-            throw GraphicsError("no EGL display for the Wayland connection")
-        }
+    init(display wayland: EGLWaylandDisplay) throws(GraphicsError) {
+        guard let d = wayland.eglDisplay() else { throw GraphicsError("no EGL display for the Wayland connection") }
         var major: EGLint = 0, minor: EGLint = 0
         guard eglInitialize(d, &major, &minor) == EGL_TRUE else { throw GraphicsError("eglInitialize failed") }
         guard eglBindAPI(EGLenum(EGL_OPENGL_ES_API)) == EGL_TRUE else {
@@ -76,8 +73,8 @@ final class EGL {
         eglReleaseThread()
     }
 
-    func createSurface(window: OpaquePointer) throws(GraphicsError) -> EGLSurface {
-        guard let s = eglCreateWindowSurface(display, config, window, nil), s != wlx_egl_no_surface() else {
+    func createSurface(window: EGLWindow) throws(GraphicsError) -> EGLSurface {
+        guard let s = window.makeSurface(display: display, config: config) else {
             throw GraphicsError("cannot create an EGL window surface")
         }
         try makeCurrent(s)

@@ -21,8 +21,9 @@ final class VideoTextures {
     /// Reused buffer for interleaving planar Cb/Cr (grown only when the size grows).
     fileprivate var interleaved: UnsafeMutablePointer<UInt16>?
     fileprivate var interleavedCount = 0
-    /// Coded size of the uploaded frame.
+    /// Coded size of the uploaded frame, and how its picture is turned for display.
     fileprivate(set) var size = Size(width: 0, height: 0)
+    var pictureOrientation = Orientation.upright
     /// Bumped by every upload; the shared picture below follows it.
     fileprivate var uploads: UInt64 = 0
     /// For several outputs of the video's own size: the picture converted once per frame into a

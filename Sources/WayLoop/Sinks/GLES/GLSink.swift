@@ -4,63 +4,17 @@
 import CWayland
 import WayLoopCore
 
-/// What every GL sink shares: the EGL display and context, and the renderer (program, quad).
-final class GLDevice {
-    /// Each clip's textures (by path), uploaded once per frame serial for every output.
-    /// Declared first: textures, then the program, go while the context still exists.
-    private(set) var textures: [String: VideoTextures] = [:]
-    private var uploaded: [String: UInt64] = [:]
-    let renderer: GLRenderer
-    let egl: EGL
-    /// GL_RENDERER (for the log line and the auto choice).
-    let name: String
-
-    init(wlDisplay: OpaquePointer) throws(GraphicsError) {
-        let egl = try EGL(wlDisplay: wlDisplay)
-        // Surfaceless: compile the program before any output has a surface.
-        guard eglMakeCurrent(egl.display, wlx_egl_no_surface(), wlx_egl_no_surface(), egl.context) == EGL_TRUE else {
-            throw GraphicsError("EGL cannot make the context current without a surface")
-        }
-        name = glGetString(GLenum(GL_RENDERER)).map { String(cString: $0) } ?? "unknown"
-        renderer = try GLRenderer()
-        self.egl = egl
-    }
-
-    /// Before the textures and the context go: no surface current.
-    func releaseSurfaces() {
-        eglMakeCurrent(egl.display, wlx_egl_no_surface(), wlx_egl_no_surface(), egl.context)
-    }
-
-    /// The textures holding `picture`, uploading it if this serial is not up yet.
-    func textures(for picture: Picture) throws(SinkError) -> VideoTextures {
-        let t = textures[picture.clip] ?? VideoTextures()
-        textures[picture.clip] = t
-        if uploaded[picture.clip] != picture.serial {
-            guard case .cpu(let planes) = picture.storage else { throw .unsupported(picture.storage.place, by: .gl) }
-            renderer.upload(planes, into: t)
-            uploaded[picture.clip] = picture.serial
-        }
-        return t
-    }
-
-    /// A clip nobody shows any more: its textures go.
-    func forget(_ clip: String) {
-        textures[clip] = nil
-        uploaded[clip] = nil
-    }
-}
-
 final class GLSink: Sink {
     let kind = RendererKind.gl
     private let device: GLDevice
-    private var window: OpaquePointer?
+    private var window: EGLWindow?
     private var eglSurface: EGLSurface?
 
     init(device: GLDevice) { self.device = device }
 
+    /// The EGL surface before the window it was made on (the window goes after this body).
     deinit {
         if let eglSurface { device.egl.destroySurface(eglSurface) }
-        if let window { wl_egl_window_destroy(window) }
     }
 
     func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: LayerSurface) -> Bool { eglSurface != nil }
@@ -68,10 +22,10 @@ final class GLSink: Sink {
     func resize(_ surface: LayerSurface) throws(SinkError) {
         let b = surface.bufferSize
         if let window {
-            wl_egl_window_resize(window, Int32(b.width), Int32(b.height), 0, 0)
+            window.resize(b)
             return
         }
-        guard let w = wl_egl_window_create(surface.surface, Int32(b.width), Int32(b.height)) else {
+        guard let w = EGLWindow(surface: surface.surface, size: b) else {
             throw SinkError("cannot create a wl_egl_window")
         }
         window = w

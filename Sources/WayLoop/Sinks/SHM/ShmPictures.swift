@@ -3,56 +3,8 @@
 // dim folded into the conversion's contrast: no extra pass). Outputs of the same buffer size
 // and settings showing the same video share one converted buffer per frame (a wl_buffer may
 // be attached to several surfaces; it is released when the last one lets go). Main thread only.
-import CWayland
 import Glibc
 import WayLoopCore
-
-/// What the shm sinks share: wl_shm and the buffer format.
-final class ShmDevice {
-    let shm: OpaquePointer
-    /// The wl_shm format (XRGB8888 by default) and the same bytes as the converter names them.
-    let format: UInt32
-    let packedFormat: PackedRGB
-    /// Pictures larger than this on a side are scaled down by the decoder (libswscale itself
-    /// takes any size; this only bounds absurd streams).
-    static let maxPictureSize = 16384
-    /// Bumped by every wl_buffer.release: a sink that found no free buffer draws again after one.
-    private(set) var releases: UInt64 = 0
-    /// Each clip's converted pictures, by path.
-    private var pictures: [String: ShmPictures] = [:]
-
-    init(shm: OpaquePointer) {
-        self.shm = shm
-        // XRGB8888 (opaque: pixman composites it as a plain copy) unless WAYLOOP_SHM_FORMAT=argb
-        // (for measuring the two against each other; both are mandatory wl_shm formats).
-        if Sys.env("WAYLOOP_SHM_FORMAT") == "argb" {
-            format = WL_SHM_FORMAT_ARGB8888.rawValue
-            packedFormat = .bgra
-        } else {
-            format = WL_SHM_FORMAT_XRGB8888.rawValue
-            packedFormat = .bgrx
-        }
-    }
-
-    func pictures(of clip: String) -> ShmPictures {
-        if let p = pictures[clip] { return p }
-        let p = ShmPictures()
-        pictures[clip] = p
-        return p
-    }
-
-    /// A clip nobody shows any more: its buffers go.
-    func forget(_ clip: String) { pictures[clip] = nil }
-
-    /// Frees what no output has asked for since `before` (ShmPictures.trim).
-    func trim(before: Nanos) { for p in pictures.values { p.trim(before: before) } }
-
-    func makeBuffer(_ size: Size) throws(SinkError) -> ShmBuffer {
-        let b = try ShmBuffer(shm: shm, size: size, format: format)
-        b.onRelease = { [unowned self] in self.releases &+= 1 }
-        return b
-    }
-}
 
 /// One clip's converted pictures, per buffer size and settings. Kept by the ShmDevice.
 final class ShmPictures {

@@ -55,7 +55,7 @@ final class ShmSink: Sink {
         }
         b.fill(colour)
         surface.setBufferTransform(0)
-        b.attach(to: surface.surface)
+        b.attach(to: surface)
         wl_surface_commit(surface.surface)
         blocked = nil
     }
@@ -88,7 +88,7 @@ final class ShmSink: Sink {
         blocked = nil
         colourBuffers.removeAll { !$0.busy }
         surface.setBufferTransform(BufferTransform.forOrientation(picture.orientation))
-        buffer.attach(to: surface.surface)
+        buffer.attach(to: surface)
         surface.requestFrame()
         beforeCommit()
         wl_surface_commit(surface.surface)
