@@ -1,6 +1,7 @@
 // A sink puts pictures on one output's layer surface: the GLES sink (EGL window, shader) or
-// the shm sink (libswscale into wl_shm buffers). The app decides when to draw (the schedule);
-// a sink decides only how. Main thread only.
+// the shm sink (libswscale into wl_shm buffers), made by its RenderDevice, which keeps what
+// the sinks share. The app decides when to draw (the schedule); a sink decides only how.
+// Main thread only.
 import WayLoopCore
 
 /// Why a sink did not draw: a real failure (what failed, one line), or `waiting`, which is not

@@ -10,7 +10,7 @@ final class GLDevice: RenderDevice {
     /// Two frame threads, by measurement (ffmpeg -threads N -f null, this machine): 1080p H.264
     /// 2.43 CPU-s and 1.45 s wall for 600 frames against 2.36 and 2.47 with one; 2160p 4.50
     /// against 4.22 CPU-s, 2.52 against 4.25 s wall: 3-7 % more CPU for decoding that keeps up
-    /// while llvmpipe takes the other core. The default queue.
+    /// while llvmpipe takes the other core. Frames queued: --queue-frames' default.
     static let decoderHints = DecoderHints(threads: 2, queueFrames: nil)
 
     /// Each clip's textures (by path), uploaded once per frame serial for every output.
