@@ -101,7 +101,7 @@ public enum ConfigFile {
                 guard current.selector == .all && entries.isEmpty else {
                     throw fail("renderer applies to every output: set it in the top section, before any [output] section")
                 }
-                guard let r = RendererRequest(rawValue: value) else { throw fail("renderer '\(value)' is not one of auto, gl, shm") }
+                guard let r = RendererRequest(rawValue: value) else { throw fail("renderer '\(value)' is not \(RendererRequest.expected)") }
                 current.renderer = r
             case _ where EntrySettings.key(key) != nil:
                 let setting = EntrySettings.key(key)!

@@ -427,7 +427,7 @@ public enum OptionParser {
             case "--trace-frames":
                 options.traceFile = try value(arg)
             case "--renderer":
-                options.renderer = try parsed(arg, "one of auto, gl, shm") { RendererRequest(rawValue: $0) }
+                options.renderer = try parsed(arg, RendererRequest.expected) { RendererRequest(rawValue: $0) }
             case "ctl" where i == 0:
                 if let h = args.dropFirst().first, h == "-h" || h == "--help" { return .help }
                 return .ctl(try CtlParser.parse(Array(args.dropFirst())))

@@ -1,16 +1,25 @@
-// Which renderer draws the frames: GLES through EGL, or libswscale straight into
-// wl_shm buffers. Pure: the shell gathers the facts, this decides and says why.
+// Which renderer draws the frames: GLES through EGL, or libswscale straight into wl_shm
+// buffers (where GL would only be software: ~8x less CPU). Pure: the shell gathers the facts,
+// this decides and says why.
 
-/// What the user asks for (`--renderer`, `renderer =` in the config file's top section).
+/// What the user asks for (`--renderer`, `renderer =` in the config file's top section):
+/// `auto`, or one renderer by name (one case per RendererKind).
 public enum RendererRequest: String, Sendable, CaseIterable {
     /// shm where GL would be software, GL otherwise.
     case auto
     case gl
     case shm
+
+    /// The renderer asked for by name (nil: auto).
+    public var kind: RendererKind? { RendererKind(rawValue: rawValue) }
+
+    /// What a value must be, from the list itself: "one of auto, gl, shm". Both parsers (the
+    /// command line and the config file) say it.
+    public static let expected = "one of " + allCases.map(\.rawValue).joined(separator: ", ")
 }
 
-/// What draws.
-public enum RendererKind: String, Sendable {
+/// What draws: the renderer list (each has a render device in the shell, Sinks/).
+public enum RendererKind: String, Sendable, CaseIterable {
     case gl
     case shm
 }

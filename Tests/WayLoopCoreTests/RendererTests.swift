@@ -56,6 +56,13 @@ final class RendererChoiceTests: XCTestCase {
             XCTAssertEqual("\($0)", "/c/config:1: renderer 'vulkan' is not one of auto, gl, shm")
         }
     }
+
+    /// The names come from the renderer list: auto, then one request per renderer.
+    func testRequestsFollowTheRendererList() {
+        XCTAssertEqual(RendererRequest.expected, "one of auto, gl, shm")
+        XCTAssertEqual(RendererRequest.allCases.compactMap(\.kind), RendererKind.allCases)
+        XCTAssertNil(RendererRequest.auto.kind)
+    }
 }
 
 final class ShmLayoutTests: XCTestCase {

@@ -23,10 +23,11 @@ final class App {
     /// `wayloop ctl` requests (the server's delegate; it holds it weakly).
     private var requests: Requests?
     var registry: Registry?
-    /// What draws: the GL device (EGL, program) or the shm device (wl_shm); one of them.
-    var gl: GLDevice?
-    var shm: ShmDevice?
-    var rendererKind: RendererKind? { gl != nil ? .gl : (shm != nil ? .shm : nil) }
+    /// What draws (GLES or wl_shm: RenderDevices.make); nil until it is up.
+    var device: (any RenderDevice)?
+    /// The device's limits as the decoders read them (they start before it is up).
+    let pictureLimits = PictureLimits()
+    var rendererKind: RendererKind? { device?.kind }
     /// One head per output, keyed by the wl_output's registry name.
     var heads: [UInt32: Head] = [:]
     /// One record per video file: its decoder while it runs, its failure, whether it is kept for
@@ -38,9 +39,9 @@ final class App {
     var started = false
     /// The one way in: listeners and handlers set it, the loop reconciles once per pass.
     var needsReconcile = false
-    /// libavcodec frame threads per decoder: 1 for shm, 2 for GL (see Decoder.open).
+    /// libavcodec frame threads per decoder: the device's hint (DecoderHints).
     var decoderThreads = 2
-    /// Decoded frames queued per video: --queue-frames, or 4 on shm when not given.
+    /// Decoded frames queued per video: --queue-frames, or the device's hint when not given.
     lazy var queueFrames = options.queueFrames
     /// The renderer choice, logged once when the first surface is made.
     var rendererLine: String?
@@ -142,12 +143,9 @@ final class App {
         let request = commandLine.rendererRequest(config: configEntries)
         let facts = RendererChoice.Environment(compositorHasDmabuf: registry.hasDmabuf, hasRenderNode: Sys.hasRenderNode)
         let early = RendererChoice.beforeEGL(request, facts)
-        if early?.kind == .shm {
-            decoderThreads = 1
-            // The shm path draws in ~1 ms on the main thread: four frames (133 ms at 30 fps) are
-            // slack enough, and 12 MB less at 1080p than GL's eight (llvmpipe competes for the CPU).
-            if !options.given.contains("--queue-frames") { queueFrames = min(options.queueFrames, 4) }
-        }
+        let hints = RenderDevices.decoderHints(early)
+        decoderThreads = hints.threads
+        if let n = hints.queueFrames, !options.given.contains("--queue-frames") { queueFrames = min(options.queueFrames, n) }
         // Decoders start now, while the renderer comes up (EGL and the shaders overlap: ~90 ms here).
         av_quiet()
         for path in options.allVideos where !videos.failed(path) && !playlistKind(path) {
@@ -199,39 +197,22 @@ final class App {
     /// already say so; an EGL failure falls back to shm. One line says which and why.
     private func startRenderer(_ request: RendererRequest, _ early: RendererChoice.Decision?) -> ExitStatus? {
         guard let registry else { return .failure }
-        var decision = early
-        if decision == nil {
-            do {
-                let device = try GLDevice(wlDisplay: display.proxy)
-                let d = RendererChoice.afterEGL(request, glRenderer: device.name)
-                if d.kind == .gl { gl = device }
-                decision = d
-            } catch {
-                decision = RendererChoice.eglFailed(request, error: "\(error)")
-            }
-        }
-        guard let decision else { return .failure }
-        // Said with the first surface: a start that fails on its video prints only its error.
-        rendererLine = decision.line
-        if let gl {
-            for (_, v) in videos.open { v.maxTextureSize = gl.renderer.maxTextureSize }
+        do {
+            let made = try RenderDevices.make(request, early: early, display: EGLWaylandDisplay(display),
+                                              shm: registry.shm.map(ShmGlobal.init), limits: pictureLimits)
+            device = made.device
+            // Said with the first surface: a start that fails on its video prints only its error.
+            rendererLine = made.line
             return nil
-        }
-        guard let wlShm = registry.shm else {
-            log.scoped("wayland").error("the compositor offers no wl_shm, and the shm renderer needs it")
+        } catch {
+            log.scoped("wayland").error("\(error)")
             return .missingProtocol
         }
-        shm = ShmDevice(shm: wlShm.proxy)
-        // libswscale takes any size: only absurd pictures are scaled down by the decoder.
-        for (_, v) in videos.open { v.maxTextureSize = ShmDevice.maxPictureSize }
-        return nil
     }
-
-    var maxPictureSize: Int? { gl?.renderer.maxTextureSize ?? (shm != nil ? ShmDevice.maxPictureSize : nil) }
 
     func startVideo(_ path: String) -> Bool {
         guard let v = Clip(path: path, queueFrames: queueFrames, cacheBudget: options.cacheMB << 20, wakeup: wakeup,
-                            maxTextureSize: maxPictureSize, decoderThreads: decoderThreads, outputs: outputsShowing(path),
+                            limits: pictureLimits, decoderThreads: decoderThreads, outputs: outputsShowing(path),
                             log: log.scoped("video")) else {
             log.error("cannot start a decoder thread: \(Sys.errnoText())")
             return false
@@ -243,8 +224,7 @@ final class App {
     /// Stops a decoder (set, wake, join) and frees what the renderer kept of it.
     func stopVideo(_ path: String) {
         guard let v = videos.clip(path) else { return }
-        gl?.forget(path)
-        shm?.forget(path)
+        device?.forget(clip: path)
         v.stop()
         videos.setClip(path, nil)
     }
@@ -269,7 +249,7 @@ final class App {
             // A reply waits for the new video's first frame on screen (it is, now, or an output
             // stopped being presented and is not waited for any more).
             if !pending.isEmpty { resolvePending() }
-            shm?.trim(before: now - 2 * .nanosPerSecond)
+            device?.trim(before: now - 2 * .nanosPerSecond)
         }
         return exitStatus ?? .ok
     }
@@ -331,10 +311,9 @@ final class App {
     /// Children before parents: surfaces and sinks, textures, renderer, decoders, EGL, outputs, registry.
     private func teardown() {
         for h in heads.values { h.dropSurface() }
-        gl?.releaseSurfaces()
+        device?.releaseSurfaces()
         for (path, _) in videos.open { stopVideo(path) }
-        gl = nil
-        shm = nil
+        device = nil
         trace = nil
         toplevels = nil
         heads.removeAll()

@@ -170,10 +170,10 @@ extension App {
         return FadeLayer(picture: picture, settings: f.from, weight: weight)
     }
 
-    /// Two or more outputs show `v` on buffers of its display size: one GL conversion serves
-    /// all (the shm sink shares by its own key, whatever the size).
+    /// Two or more outputs show `v` on buffers of a size the device can convert once for all
+    /// (GL: the video's display size; the shm sink shares by its own key, whatever the size).
     private func sharesPicture(_ v: Clip, size: Size) -> Bool {
-        guard let t = gl?.textures[v.path], (v.info?.orientation ?? .upright).displaySize(t.size) == size else { return false }
+        guard device?.sharesConversion(clip: v.path, size: size) == true else { return false }
         return heads.values.filter { $0.surface?.bufferSize == size && $0.drawn?.video == v.path }.count >= 2
     }
 }

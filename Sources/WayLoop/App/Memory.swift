@@ -27,7 +27,7 @@ extension App {
             case .keep: break
             }
         }
-        shm?.trim(before: now)
+        device?.trim(before: now)
         _ = csys_malloc_trim()
         let after = Sys.privateRSSKB()
         log.scoped("memory").notice("memory pressure (\(source)): dropped \(forgotten) recent video(s), released \(released) video(s) nobody sees, "

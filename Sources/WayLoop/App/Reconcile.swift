@@ -159,8 +159,7 @@ extension App {
         } else {
             return
         }
-        let sink: Sink
-        if let gl { sink = GLSink(device: gl) } else if let shm { sink = ShmSink(device: shm) } else { return }
+        guard let sink = device?.makeSink() else { return }
         let o = h.output
         guard let s = LayerSurface(outputID: h.id, compositor: compositor, layerShell: shell, output: o,
                                    scale: o.info.scale, viewporter: registry.viewporter,

@@ -11,10 +11,8 @@ final class Clip {
     private var thread: WorkerThread?
     private let queueFrames: Int
     private let cacheBudget: Int
-    /// GL_MAX_TEXTURE_SIZE, once the renderer knows it (passed on to the decoder).
-    var maxTextureSize: Int? {
-        didSet { if let m = maxTextureSize { channel.maxTextureSize = m } }
-    }
+    /// The render device's limits, which its decoder reads (the device fills them once it is up).
+    private let limits: PictureLimits
     /// The decoder and its frames were released (nothing presented for a while).
     private(set) var isReleased = false
     /// When a frame of this video was last committed on any output.
@@ -36,7 +34,7 @@ final class Clip {
     /// The outputs that show it (size, mode), for the decoder's choice of `lowres` at open.
     private var outputs: [(size: Size, mode: ScaleMode)]
 
-    init?(path: String, queueFrames: Int, cacheBudget: Int, wakeup: WakeupFD, maxTextureSize: Int?, decoderThreads: Int,
+    init?(path: String, queueFrames: Int, cacheBudget: Int, wakeup: WakeupFD, limits: PictureLimits, decoderThreads: Int,
           outputs: [(size: Size, mode: ScaleMode)], log: Logger) {
         self.outputs = outputs
         self.decoderThreads = decoderThreads
@@ -44,8 +42,8 @@ final class Clip {
         self.log = log
         self.queueFrames = queueFrames
         self.cacheBudget = cacheBudget
-        self.maxTextureSize = maxTextureSize
-        channel = FrameChannel(capacity: queueFrames, wakeup: wakeup, maxTextureSize: maxTextureSize, cacheBudget: cacheBudget,
+        self.limits = limits
+        channel = FrameChannel(capacity: queueFrames, wakeup: wakeup, limits: limits, cacheBudget: cacheBudget,
                                decoderThreads: decoderThreads)
         channel.outputs = outputs
         guard let t = Decoder.start(path: path, channel: channel, log: log) else { return nil }
@@ -116,7 +114,7 @@ final class Clip {
 
     func restart() {
         guard isReleased else { return }
-        channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, maxTextureSize: maxTextureSize,
+        channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, limits: limits,
                                cacheBudget: cacheBudget, decoderThreads: decoderThreads)
         // Only a scale the main thread worked out: until then the decoder guesses from `outputs`.
         if scaleSent { channel.targetScale = decodeScale }
@@ -211,7 +209,7 @@ final class Clip {
 extension Clip {
     /// The frame on screen, as the sinks take it.
     var picture: Picture? {
-        current.map { Picture(frame: $0.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright) }
+        current.flatMap { Picture(frame: $0.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright) }
     }
 }
 

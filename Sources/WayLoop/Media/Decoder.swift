@@ -28,7 +28,7 @@ final class Decoder {
     /// What the whole clip would take decoded (frames × frame size), when the container says;
     /// the loop cache is tried only when this fits its budget.
     private var estimatedBytes: Int?
-    /// A frame was scaled down for the provisional texture limit (GL's real one arrives after
+    /// A frame was scaled down for the provisional picture limit (the device's own arrives after
     /// decoding starts): such frames are not kept in the loop cache.
     private var downscaledProvisionally = false
     /// The smallest scale frames were decoded at (what a replayed loop cache holds).
@@ -143,12 +143,7 @@ final class Decoder {
         let rc = avcodec_parameters_to_context(ctx, par)
         guard rc >= 0 else { throw .decodeFailed(path, reason: AVError.text(rc)) }
         ctx.pointee.pkt_timebase = timeBase
-        // Frame threads, by measurement (ffmpeg -threads N -f null, this machine). GL: two: 1080p
-        // H.264 2.43 CPU-s and 1.45 s wall for 600 frames against 2.36 and 2.47 with one; 2160p
-        // 4.50 against 4.22 CPU-s, 2.52 against 4.25 s wall: 3-7 % more CPU for decoding that
-        // keeps up while llvmpipe takes the other core. shm: one, since the main thread needs
-        // ~1 ms a frame and one thread keeps up with 2160p30 (7 ms a frame); a second costs up
-        // to 25 % more decoding CPU (0.95 against 0.76 CPU-s, bench's 1080p clip, 600 frames).
+        // Frame threads: the render device's hint (DecoderHints, measured per device).
         ctx.pointee.thread_count = Int32(channel.decoderThreads)
         ctx.pointee.lowres = Int32(n)
         guard avcodec_open2(ctx, decoder, nil) >= 0 else { throw .unsupportedCodec(path, codec: String(cString: decoder.pointee.name)) }
@@ -243,7 +238,7 @@ final class Decoder {
                 }
                 if pass == 0, let length = stamper.loopLength {
                     log.debug("loop length \(Double(length) / 1e9) s, \(framesThisPass) frames")
-                    // Frames scaled down for a provisional texture limit are not kept.
+                    // Frames scaled down for a provisional picture limit are not kept.
                     if caching && !downscaledProvisionally && cache.count == framesThisPass {
                         log.debug("the whole loop is in memory (\(cache.count) frames, \(channel.cacheBytes >> 20) MB): "
                             + "decoding stops, every later pass is replayed from memory")
@@ -391,9 +386,10 @@ final class Decoder {
 
     /// Frames the shader cannot take directly go through libswscale (the fallback path).
     private func convertIfNeeded(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
-        let maxSize = channel.maxTextureSize
+        let limits = channel.limits.current
+        let maxSize = limits.maxPictureSize
         let tooLarge = Int(frame.pointee.width) > maxSize || Int(frame.pointee.height) > maxSize
-        if tooLarge && !channel.maxTextureSizeIsFinal { downscaledProvisionally = true }
+        if tooLarge && !limits.isFinal { downscaledProvisionally = true }
         // Frames follow the screen, not the file: scaled here, on this thread, to what the
         // largest output showing them samples (the main thread then converts at output size).
         let scale = wantedScale

@@ -1,6 +1,7 @@
 // Where a decoder thread meets the main thread: one bounded queue of decoded frames, a pool of
 // recycled AVFrames, the decoder's status and a stop flag, all behind one lock, plus the shared
-// wakeup eventfd the main loop polls (house style: set, wake, join; never cancel).
+// wakeup eventfd the main loop polls. Stopping is set, wake, join, never a thread cancel: a
+// cancelled decoder could die holding the lock or half an FFmpeg call.
 import CFFmpeg
 import WayLoopCore
 
@@ -47,15 +48,8 @@ final class FrameChannel: @unchecked Sendable {
     private var _status: DecoderStatus = .opening
     private var stopRequested = false
     let wakeup: WakeupFD
-    /// GL_MAX_TEXTURE_SIZE: larger pictures are scaled down by the decoder (never a black screen).
-    /// The decoder may start before GL is up (to overlap start-up): until the renderer says, it
-    /// assumes 4096, which every GLES 3 implementation in use supports.
-    private var _maxTextureSize = 4096
-    private var _maxTextureSizeIsFinal = false
-    var maxTextureSize: Int {
-        get { lock.withLock { _maxTextureSize } }
-        set { lock.withLock { _maxTextureSize = newValue; _maxTextureSizeIsFinal = true } }
-    }
+    /// The render device's limits (the largest picture side), read by the decoder for each frame.
+    let limits: PictureLimits
     /// The scale (≤ 1) the decoder brings frames to: what the largest output showing the video
     /// samples (DecodeScale). Set by the main thread.
     private var _targetScale = 1.0
@@ -81,9 +75,6 @@ final class FrameChannel: @unchecked Sendable {
         get { lock.withLock { _replayScale } }
         set { lock.withLock { _replayScale = newValue } }
     }
-    /// The renderer has said (until then `maxTextureSize` is the provisional 4096).
-    var maxTextureSizeIsFinal: Bool { lock.withLock { _maxTextureSizeIsFinal } }
-
     /// The loop cache's budget in bytes (0: off) and its frames: references to every decoded
     /// frame of the first pass, kept by the decoder thread and replayed when the whole loop fits.
     /// Freed on `purge` or deinit (after the decoder thread has ended).
@@ -96,13 +87,10 @@ final class FrameChannel: @unchecked Sendable {
     /// libavcodec frame threads for this video's decoder (set by the main thread before start).
     let decoderThreads: Int
 
-    init(capacity: Int, wakeup: WakeupFD, maxTextureSize: Int?, cacheBudget: Int = 0, decoderThreads: Int = 2) {
+    init(capacity: Int, wakeup: WakeupFD, limits: PictureLimits, cacheBudget: Int = 0, decoderThreads: Int = 2) {
         self.cacheBudget = cacheBudget
         self.decoderThreads = decoderThreads
-        if let maxTextureSize {
-            _maxTextureSize = maxTextureSize
-            _maxTextureSizeIsFinal = true
-        }
+        self.limits = limits
         queue = BoundedQueue(capacity: capacity)
         pool.reserveCapacity(capacity + 4)
         self.wakeup = wakeup
@@ -139,8 +127,10 @@ final class FrameChannel: @unchecked Sendable {
             av_frame_free(&c)
             return nil
         }
-        cacheFrames.append(copy)
-        lock.withLock { _cacheBytes += bytes }
+        lock.withLock {
+            cacheFrames.append(copy)
+            _cacheBytes += bytes
+        }
         return copy
     }
 
@@ -181,13 +171,18 @@ final class FrameChannel: @unchecked Sendable {
         if free { dropCache() }
     }
 
+    /// Either thread: frees the loop cache's frames (taken out under the lock, freed outside it).
     func dropCache() {
-        for f in cacheFrames {
+        let frames = lock.withLock { () -> [UnsafeMutablePointer<AVFrame>] in
+            let f = cacheFrames
+            cacheFrames.removeAll()
+            _cacheBytes = 0
+            return f
+        }
+        for f in frames {
             var p: UnsafeMutablePointer<AVFrame>? = f
             av_frame_free(&p)
         }
-        cacheFrames.removeAll()
-        lock.withLock { _cacheBytes = 0 }
     }
 
     // MARK: Either thread

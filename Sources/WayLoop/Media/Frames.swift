@@ -54,14 +54,6 @@ struct FrameColour: Equatable {
     }
 }
 
-extension YUVConversion {
-    /// The shader's conversion for a frame (FrameColour's matrix and range, 8 bits).
-    init(frame: UnsafePointer<AVFrame>, layout: PlaneLayout) {
-        let c = FrameColour(frame: frame, layout: layout)
-        self.init(matrix: c.matrix, range: c.range, bitDepth: 8)
-    }
-}
-
 /// libswscale conversion to an 8-bit planar Y'CbCr format the shader takes, keeping the chroma
 /// subsampling where it can. Lives on the decoder thread.
 final class PixelConverter {

@@ -1,13 +1,34 @@
 // A sink puts pictures on one output's layer surface: the GLES sink (EGL window, shader) or
-// the shm sink (libswscale into wl_shm buffers). The app decides when to draw (the schedule);
-// a sink decides only how. Main thread only.
-import CFFmpeg
+// the shm sink (libswscale into wl_shm buffers), made by its RenderDevice, which keeps what
+// the sinks share. The app decides when to draw (the schedule); a sink decides only how.
+// Main thread only.
 import WayLoopCore
 
-/// A failure to draw or to make buffers, with what failed (one line).
-struct SinkError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
+/// Why a sink did not draw: a real failure (what failed, one line), or `waiting`, which is not
+/// one (every buffer is still the compositor's; the sink draws after a release).
+enum SinkError: Error, CustomStringConvertible {
+    case waiting
+    case failed(String)
+
+    init(_ d: String) { self = .failed(d) }
+
+    /// A picture in a place the device cannot draw from (a dmabuf where only CPU planes are
+    /// taken): that draw fails with this one line.
+    static func unsupported(_ place: PictureStorage.Place, by device: RendererKind) -> SinkError {
+        .failed("a picture in \(place.rawValue) memory reached the \(device.rawValue) renderer, which takes only CPU planes")
+    }
+
+    var isWaiting: Bool {
+        if case .waiting = self { return true }
+        return false
+    }
+
+    var description: String {
+        switch self {
+        case .waiting: return "waiting for the compositor to release a buffer"
+        case .failed(let d): return d
+        }
+    }
 }
 
 /// The picture fading out under a new one (a crossfade): drawn with its own settings, then the

@@ -2,9 +2,9 @@
 // GL_UNPACK_ROW_LENGTH for FFmpeg's padded lines); Cb and Cr go up together as one RG8 texture
 // (NV12 frames as they are, planar frames interleaved on the CPU: a byte shuffle of a quarter
 // of the picture, ~0.2 ms at 1080p, no colour arithmetic). Colour conversion, dim and the
-// aspect-fill crop happen in the shader. Measured on llvmpipe: two fetches instead of three
-// halve the cost of a frame (issue 7's research). Main thread only, EGL context current.
-import CFFmpeg
+// aspect-fill crop happen in the shader. Measured on llvmpipe: two texture fetches per pixel
+// instead of three (one per plane) halve the cost of a frame. Main thread only, EGL context
+// current.
 import CWayland
 import Shaders
 import WayLoopCore
@@ -14,15 +14,16 @@ final class VideoTextures {
     fileprivate var names: [GLuint] = [0, 0]
     fileprivate var sizes: [Size] = Array(repeating: Size(width: 0, height: 0), count: 2)
     fileprivate(set) var conversion = YUVConversion(matrix: .bt709, range: .limited)
-    /// What `conversion` was computed from (colorspace, range, full-range format).
-    fileprivate var colourKey: (UInt32, UInt32, Bool)?
+    /// What `conversion` was computed from (the frame's colour tags).
+    fileprivate var colourKey: ColourTags?
     fileprivate var orientation = Orientation.upright
     fileprivate var orientationMatrix = Orientation.upright.textureTransform
     /// Reused buffer for interleaving planar Cb/Cr (grown only when the size grows).
     fileprivate var interleaved: UnsafeMutablePointer<UInt16>?
     fileprivate var interleavedCount = 0
-    /// Coded size of the uploaded frame.
+    /// Coded size of the uploaded frame, and how its picture is turned for display.
     fileprivate(set) var size = Size(width: 0, height: 0)
+    var pictureOrientation = Orientation.upright
     /// Bumped by every upload; the shared picture below follows it.
     fileprivate var uploads: UInt64 = 0
     /// For several outputs of the video's own size: the picture converted once per frame into a
@@ -146,29 +147,27 @@ final class GLRenderer {
         glDeleteProgram(program)
     }
 
-    /// Uploads a frame into `textures` (reallocating only when the size changes). No heap
-    /// allocation here in the steady state: it runs once per video frame.
-    func upload(_ picture: Picture, into textures: VideoTextures) {
-        guard let layout = picture.layout else { return }
-        let f = picture.frame.pointee
-        let size = picture.size
+    /// Uploads a picture's planes into `textures` (reallocating only when the size changes). No
+    /// heap allocation here in the steady state: it runs once per video frame.
+    func upload(_ planes: CPUPlanes, into textures: VideoTextures) {
+        let layout = planes.layout
+        let size = planes.size
         let cw = -((-size.width) >> Int(layout.chromaShiftX)), ch = -((-size.height) >> Int(layout.chromaShiftY))
         textures.size = size
         textures.uploads &+= 1
-        let colour = (f.colorspace.rawValue, f.color_range.rawValue, layout.impliesFullRange)
-        if textures.colourKey.map({ $0 != colour }) ?? true {
-            textures.colourKey = colour
-            textures.conversion = YUVConversion(frame: picture.frame, layout: layout)
+        if textures.colourKey.map({ $0 != planes.colourTags }) ?? true {
+            textures.colourKey = planes.colourTags
+            textures.conversion = YUVConversion(planes.colour)
         }
-        let (y, yLine) = picture.plane(0), (u, uLine) = picture.plane(1)
-        uploadPlane(0, of: textures, size: size, internalFormat: GL_R8, format: GLenum(GL_RED), rowLength: Int32(yLine),
-                    data: UnsafeRawPointer(y))
+        let y = planes.plane(0), u = planes.plane(1)
+        uploadPlane(0, of: textures, size: size, internalFormat: GL_R8, format: GLenum(GL_RED), rowLength: Int32(y.lineSize),
+                    data: UnsafeRawPointer(y.data))
         let chroma = Size(width: cw, height: ch)
         if layout.semiPlanar {
-            uploadPlane(1, of: textures, size: chroma, internalFormat: GL_RG8, format: GLenum(GL_RG), rowLength: Int32(uLine / 2),
-                        data: UnsafeRawPointer(u))
-        } else if let u, case let (v?, vLine) = picture.plane(2) {
-            let packed = interleave(u: u, uStride: uLine, v: v, vStride: vLine, size: chroma, into: textures)
+            uploadPlane(1, of: textures, size: chroma, internalFormat: GL_RG8, format: GLenum(GL_RG), rowLength: Int32(u.lineSize / 2),
+                        data: UnsafeRawPointer(u.data))
+        } else if let ud = u.data, let vd = planes.plane(2).data {
+            let packed = interleave(u: ud, uStride: u.lineSize, v: vd, vStride: planes.plane(2).lineSize, size: chroma, into: textures)
             uploadPlane(1, of: textures, size: chroma, internalFormat: GL_RG8, format: GLenum(GL_RG), rowLength: Int32(cw),
                         data: UnsafeRawPointer(packed))
         }

@@ -1,66 +1,20 @@
 // The GLES sink: one wl_egl_window and EGL window surface per output, drawn by the shared
 // GLRenderer from the video's textures (uploaded once per frame for every output that shows
 // it). Main thread only, the shared EGL context current.
-import CFFmpeg
 import CWayland
 import WayLoopCore
-
-/// What every GL sink shares: the EGL display and context, and the renderer (program, quad).
-final class GLDevice {
-    /// Each clip's textures (by path), uploaded once per frame serial for every output.
-    /// Declared first: textures, then the program, go while the context still exists.
-    private(set) var textures: [String: VideoTextures] = [:]
-    private var uploaded: [String: UInt64] = [:]
-    let renderer: GLRenderer
-    let egl: EGL
-    /// GL_RENDERER (for the log line and the auto choice).
-    let name: String
-
-    init(wlDisplay: OpaquePointer) throws(GraphicsError) {
-        let egl = try EGL(wlDisplay: wlDisplay)
-        // Surfaceless: compile the program before any output has a surface.
-        guard eglMakeCurrent(egl.display, wlx_egl_no_surface(), wlx_egl_no_surface(), egl.context) == EGL_TRUE else {
-            throw GraphicsError("EGL cannot make the context current without a surface")
-        }
-        name = glGetString(GLenum(GL_RENDERER)).map { String(cString: $0) } ?? "unknown"
-        renderer = try GLRenderer()
-        self.egl = egl
-    }
-
-    /// Before the textures and the context go: no surface current.
-    func releaseSurfaces() {
-        eglMakeCurrent(egl.display, wlx_egl_no_surface(), wlx_egl_no_surface(), egl.context)
-    }
-
-    /// The textures holding `picture`, uploading it if this serial is not up yet.
-    func textures(for picture: Picture) -> VideoTextures {
-        let t = textures[picture.clip] ?? VideoTextures()
-        textures[picture.clip] = t
-        if uploaded[picture.clip] != picture.serial {
-            renderer.upload(picture, into: t)
-            uploaded[picture.clip] = picture.serial
-        }
-        return t
-    }
-
-    /// A clip nobody shows any more: its textures go.
-    func forget(_ clip: String) {
-        textures[clip] = nil
-        uploaded[clip] = nil
-    }
-}
 
 final class GLSink: Sink {
     let kind = RendererKind.gl
     private let device: GLDevice
-    private var window: OpaquePointer?
+    private var window: EGLWindow?
     private var eglSurface: EGLSurface?
 
     init(device: GLDevice) { self.device = device }
 
+    /// The EGL surface before the window it was made on (the window goes after this body).
     deinit {
         if let eglSurface { device.egl.destroySurface(eglSurface) }
-        if let window { wl_egl_window_destroy(window) }
     }
 
     func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: LayerSurface) -> Bool { eglSurface != nil }
@@ -68,10 +22,10 @@ final class GLSink: Sink {
     func resize(_ surface: LayerSurface) throws(SinkError) {
         let b = surface.bufferSize
         if let window {
-            wl_egl_window_resize(window, Int32(b.width), Int32(b.height), 0, 0)
+            window.resize(b)
             return
         }
-        guard let w = wl_egl_window_create(surface.surface, Int32(b.width), Int32(b.height)) else {
+        guard let w = EGLWindow(surface: surface.surface, size: b) else {
             throw SinkError("cannot create a wl_egl_window")
         }
         window = w
@@ -99,10 +53,10 @@ final class GLSink: Sink {
     func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
                  beforeCommit: () -> Void) throws(SinkError) {
         let s = try makeCurrent()
-        let t = device.textures(for: picture)
+        let t = try device.textures(for: picture)
         if let f = fading {
             // The old picture as it was, then the new one blended over it in the same pass.
-            let old = device.textures(for: f.picture)
+            let old = try device.textures(for: f.picture)
             device.renderer.draw(old, orientation: f.picture.orientation, buffer: surface.bufferSize, settings: f.settings, shared: false)
             device.renderer.drawBlended(t, orientation: picture.orientation, buffer: surface.bufferSize, settings: settings,
                                         weight: f.weight)

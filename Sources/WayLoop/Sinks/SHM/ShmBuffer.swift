@@ -5,7 +5,6 @@
 // pixel there (see ShmConverter). `busy` from attach until wl_buffer.release: the shm
 // sink never writes into a buffer the compositor may still read. Main thread only.
 import CSystem
-import CWayland
 import Glibc
 import WayLoopCore
 
@@ -16,7 +15,7 @@ final class ShmBuffer {
     /// The picture's first pixel (a spare row and a spare pixel into the mapping).
     let data: UnsafeMutableRawPointer
     private let mapping: UnsafeMutableRawPointer
-    let buffer: OpaquePointer
+    private let buffer: ShmPoolBuffer
     /// Attached and committed, not yet released by the compositor.
     private(set) var busy = false
     /// What the buffer holds outside the picture: the bars painted (picture rectangle and
@@ -25,8 +24,8 @@ final class ShmBuffer {
     /// Called on every release (the sink waiting for a free buffer draws again).
     var onRelease: (() -> Void)?
 
-    /// `format`: a wl_shm format code (XRGB8888 or ARGB8888: 4 bytes per pixel).
-    init(shm: OpaquePointer, size: Size, format: UInt32) throws(SinkError) {
+    /// `format`: 4 bytes per pixel.
+    init(shm: ShmGlobal, size: Size, format: ShmFormat) throws(SinkError) {
         self.size = size
         // Rows on 64-byte boundaries (libswscale's SIMD writes aligned rows fastest), with at
         // least one spare pixel each.
@@ -43,32 +42,31 @@ final class ShmBuffer {
         guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), p != MAP_FAILED else {
             throw SinkError("cannot map a shm buffer: \(Sys.errnoText())")
         }
-        guard let pool = wl_shm_create_pool(shm, fd, Int32(bytes)) else {
+        // The pool goes at the end of this scope: the buffer made from it stays valid.
+        guard let pool = ShmPool(shm, fd: fd, size: bytes) else {
             munmap(p, bytes)
             throw SinkError("wl_shm.create_pool failed")
         }
-        defer { wl_shm_pool_destroy(pool) }
-        guard let buf = wl_shm_pool_create_buffer(pool, Int32(Self.lead(stride)), Int32(size.width), Int32(size.height), Int32(stride), format) else {
+        guard let buf = pool.makeBuffer(offset: Self.lead(stride), size: size, stride: stride, format: format) else {
             munmap(p, bytes)
             throw SinkError("wl_shm_pool.create_buffer failed")
         }
         mapping = p
         data = p + Self.lead(stride)
         buffer = buf
-        wl_buffer_add_listener(buf, bufferListener, Unmanaged.passUnretained(self).toOpaque())
+        buf.onRelease = { [unowned self] in self.released() }
     }
 
     /// The proxy first (no release can arrive for a freed object), then the memory: the
     /// compositor has its own mapping of the pool, so what it shows stays valid.
     deinit {
-        wl_buffer_destroy(buffer)
+        buffer.destroy()
         munmap(mapping, bytes)
     }
 
     /// Attaches to `surface` with whole-buffer damage (the caller commits).
-    func attach(to surface: OpaquePointer) {
-        wl_surface_attach(surface, buffer, 0, 0)
-        wl_surface_damage_buffer(surface, 0, 0, Int32(size.width), Int32(size.height))
+    func attach(to surface: LayerSurface) {
+        buffer.attach(to: surface.surface)
         busy = true
     }
 
@@ -83,18 +81,8 @@ final class ShmBuffer {
     /// the pixel before the first row's first is inside the mapping too).
     private static func lead(_ stride: Int) -> Int { stride + 4 }
 
-    fileprivate func released() {
+    private func released() {
         busy = false
         onRelease?()
     }
-
-    fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> ShmBuffer {
-        Unmanaged<ShmBuffer>.fromOpaque(data!).takeUnretainedValue()
-    }
 }
-
-nonisolated(unsafe) private let bufferListener: UnsafeMutablePointer<wl_buffer_listener> = {
-    let p = UnsafeMutablePointer<wl_buffer_listener>.allocate(capacity: 1)
-    p.initialize(to: wl_buffer_listener(release: { data, _ in ShmBuffer.from(data).released() }))
-    return p
-}()

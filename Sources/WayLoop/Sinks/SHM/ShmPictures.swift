@@ -3,57 +3,8 @@
 // dim folded into the conversion's contrast: no extra pass). Outputs of the same buffer size
 // and settings showing the same video share one converted buffer per frame (a wl_buffer may
 // be attached to several surfaces; it is released when the last one lets go). Main thread only.
-import CFFmpeg
-import CWayland
 import Glibc
 import WayLoopCore
-
-/// What the shm sinks share: wl_shm and the buffer format.
-final class ShmDevice {
-    let shm: OpaquePointer
-    /// The wl_shm format (XRGB8888 by default) and libswscale's name for the same bytes.
-    let format: UInt32
-    let pixelFormat: AVPixelFormat
-    /// Pictures larger than this on a side are scaled down by the decoder (libswscale itself
-    /// takes any size; this only bounds absurd streams).
-    static let maxPictureSize = 16384
-    /// Bumped by every wl_buffer.release: a sink that found no free buffer draws again after one.
-    private(set) var releases: UInt64 = 0
-    /// Each clip's converted pictures, by path.
-    private var pictures: [String: ShmPictures] = [:]
-
-    init(shm: OpaquePointer) {
-        self.shm = shm
-        // XRGB8888 (opaque: pixman composites it as a plain copy) unless WAYLOOP_SHM_FORMAT=argb
-        // (for measuring the two against each other; both are mandatory wl_shm formats).
-        if Sys.env("WAYLOOP_SHM_FORMAT") == "argb" {
-            format = WL_SHM_FORMAT_ARGB8888.rawValue
-            pixelFormat = AV_PIX_FMT_BGRA
-        } else {
-            format = WL_SHM_FORMAT_XRGB8888.rawValue
-            pixelFormat = AV_PIX_FMT_BGR0
-        }
-    }
-
-    func pictures(of clip: String) -> ShmPictures {
-        if let p = pictures[clip] { return p }
-        let p = ShmPictures()
-        pictures[clip] = p
-        return p
-    }
-
-    /// A clip nobody shows any more: its buffers go.
-    func forget(_ clip: String) { pictures[clip] = nil }
-
-    /// Frees what no output has asked for since `before` (ShmPictures.trim).
-    func trim(before: Nanos) { for p in pictures.values { p.trim(before: before) } }
-
-    func makeBuffer(_ size: Size) throws(SinkError) -> ShmBuffer {
-        let b = try ShmBuffer(shm: shm, size: size, format: format)
-        b.onRelease = { [unowned self] in self.releases &+= 1 }
-        return b
-    }
-}
 
 /// One clip's converted pictures, per buffer size and settings. Kept by the ShmDevice.
 final class ShmPictures {
@@ -100,7 +51,7 @@ final class ShmPictures {
         entry.lastUsed = now
         if entry.serial == serial, let c = entry.current { return c }
         guard let target = try freeBuffer(entry, device: device) else { return nil }
-        try entry.converter.convert(picture, into: target, key: key, pixelFormat: device.pixelFormat)
+        try entry.converter.convert(picture, into: target, key: key, format: device.packedFormat)
         entry.current = target
         entry.serial = serial
         return target
@@ -136,24 +87,14 @@ final class ShmPictures {
 
 }
 
-/// libswscale from a decoded frame into a buffer, per ShmLayout. One per entry (its context
-/// is cached for the frame size, format and layout).
+/// A picture into a buffer, per ShmLayout: bars, the crop's chroma alignment, then Media's
+/// RGBScaler (libswscale) writing straight into the mapped buffer. One per entry (its scaler
+/// keeps a context for the frame size, format and layout).
 final class ShmConverter {
-    private var context: OpaquePointer?
-    /// What `context` converts: sizes and formats. Kept here, not left to sws_getCachedContext,
-    /// which compares against the formats it rewrote at init (yuvj420p → yuv420p, BGR0 →
-    /// BGRA) and so would build a new context for every frame, losing the colour details.
-    private var contextKey: [Int32] = []
-    /// What the context's colour details were set from (matrix, range, dim).
-    private var colourApplied: (FrameColour, Double)?
+    private let scaler = RGBScaler()
 
-    deinit { sws_freeContext(context) }
-
-    func convert(_ picture: Picture, into buffer: ShmBuffer, key: ShmPictures.Key, pixelFormat: AVPixelFormat) throws(SinkError) {
-        guard let planes = picture.layout else {
-            throw SinkError("pixel format \(picture.frame.pointee.format) reached the shm sink unconverted")
-        }
-        let format = picture.frame.pointee.format
+    func convert(_ picture: Picture, into buffer: ShmBuffer, key: ShmPictures.Key, format: PackedRGB) throws(SinkError) {
+        guard case .cpu(let planes) = picture.storage else { throw .unsupported(picture.storage.place, by: .shm) }
         let layout = ShmLayout.compute(video: picture.size, buffer: buffer.size, mode: key.mode, span: key.span)
         guard !layout.source.isEmpty, !layout.destination.isEmpty else {
             // Nothing of the picture here: the bar colour alone.
@@ -167,8 +108,8 @@ final class ShmConverter {
         // converts from the sample before it, one pixel more, into one pixel before the
         // destination: the buffer's spare row and row padding take that pixel (a crop starts at
         // 0 in the destination on that axis), and the chroma lines up exactly, as in GL.
-        let ex = layout.source.x & ((1 << Int(planes.chromaShiftX)) - 1)
-        let ey = layout.source.y & ((1 << Int(planes.chromaShiftY)) - 1)
+        let ex = layout.source.x & ((1 << Int(planes.layout.chromaShiftX)) - 1)
+        let ey = layout.source.y & ((1 << Int(planes.layout.chromaShiftY)) - 1)
         let src = PixelRect(x: layout.source.x - ex, y: layout.source.y - ey,
                             width: layout.source.width + ex, height: layout.source.height + ey)
         let dst = PixelRect(x: layout.destination.x - ex, y: layout.destination.y - ey,
@@ -182,65 +123,16 @@ final class ShmConverter {
         } else {
             buffer.bars = nil
         }
-        // Scaling with a dim: full-chroma output. FFmpeg 5.1's C output path, which its x86
-        // vertical scaler uses for the last rows, mishandles a contrast below 1 (those rows come
-        // out far too dark: measured, 1080p -> 720p at --dim 0.25); the full-chroma path is right
-        // on every row. Unscaled conversions (the common case) are right either way.
-        let scaled = src.width != dst.width || src.height != dst.height
-        let flags = avx_sws_bilinear() | (scaled && key.dim > 0 ? avx_sws_full_chroma() : 0)
-        let wanted = [Int32(src.width), Int32(src.height), format, Int32(dst.width), Int32(dst.height), pixelFormat.rawValue, flags]
-        if wanted != contextKey || context == nil {
-            sws_freeContext(context)
-            context = sws_getContext(wanted[0], wanted[1], AVPixelFormat(rawValue: format), wanted[3], wanted[4], pixelFormat,
-                                     flags, nil, nil, nil)
-            contextKey = wanted
-            colourApplied = nil
+        do {
+            try scaler.convert(planes, source: src, into: buffer.data + dst.y * buffer.stride + dst.x * 4, stride: buffer.stride,
+                               size: Size(width: dst.width, height: dst.height), format: format, dim: key.dim)
+        } catch {
+            throw SinkError(error.description)
         }
-        guard let context else { throw SinkError("libswscale cannot convert \(src.width)x\(src.height) to \(dst.width)x\(dst.height)") }
-        let colour = picture.colour(planes)
-        if colourApplied.map({ $0.0 != colour || $0.1 != key.dim }) ?? true {
-            applyColour(colour, dim: key.dim, to: context)
-            colourApplied = (colour, key.dim)
-        }
-        // Source planes moved to the crop's origin (chroma: the sample at or before it).
-        var srcData: [UnsafePointer<UInt8>?] = [nil, nil, nil, nil]
-        var srcStride: [Int32] = [0, 0, 0, 0]
-        for p in 0..<(planes.semiPlanar ? 2 : 3) {
-            let (base, line) = picture.plane(p)
-            guard let base else { continue }
-            let chroma = p > 0
-            let x = chroma ? src.x >> Int(planes.chromaShiftX) : src.x
-            let y = chroma ? src.y >> Int(planes.chromaShiftY) : src.y
-            let bytesPerSample = chroma && planes.semiPlanar ? 2 : 1
-            srcData[p] = UnsafePointer(base + y * line + x * bytesPerSample)
-            srcStride[p] = Int32(line)
-        }
-        var dstData: [UnsafeMutablePointer<UInt8>?] = [
-            (buffer.data + dst.y * buffer.stride + dst.x * 4).assumingMemoryBound(to: UInt8.self), nil, nil, nil,
-        ]
-        var dstStride: [Int32] = [Int32(buffer.stride), 0, 0, 0]
-        let rc = sws_scale(context, &srcData, &srcStride, 0, Int32(src.height), &dstData, &dstStride)
-        guard rc > 0 else { throw SinkError("libswscale failed to convert a frame (\(AVError.text(rc)))") }
         if layout.tiled { replicateTile(layout.destination, in: buffer) }
         // libswscale's packed-RGB writers store pixel pairs: an odd width writes one pixel past
         // the destination. Past a bar that is the bar's first column: paint it back.
         if layout.hasBorders && dst.width % 2 == 1 { repaintColumn(dst.x + dst.width, rows: dst, colour: key.color, in: buffer) }
-    }
-
-    /// Y'CbCr → RGB with the frame's matrix and range; dim k as contrast 1 − k (libswscale
-    /// scales the luma gain by contrast and the chroma gains by contrast × saturation, about
-    /// black: rgb · (1 − k), what the GL path's shader computes).
-    private func applyColour(_ c: FrameColour, dim: Double, to context: OpaquePointer) {
-        let space: Int32
-        switch c.matrix {
-        case .bt601: space = SWS_CS_ITU601
-        case .bt709: space = SWS_CS_ITU709
-        case .bt2020: space = SWS_CS_BT2020
-        }
-        let contrast = Int32(((1 - dim) * 65536).rounded())
-        let rc = sws_setColorspaceDetails(context, sws_getCoefficients(space), c.range == .full ? 1 : 0,
-                                     sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, contrast, 1 << 16)
-        if rc < 0 { Sys.writeStderr("wayloop: debug: shm: libswscale refused the colour details (\(c.matrix), \(c.range))") }
     }
 
     private func repaintColumn(_ x: Int, rows: PixelRect, colour c: RGB, in buffer: ShmBuffer) {
