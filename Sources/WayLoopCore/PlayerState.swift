@@ -1,4 +1,4 @@
-// The state of one output's player, after the seeds' explicit states: idle → loading → playing
+// The state of one output's player, as explicit states: idle → loading → playing
 // ⇄ paused(reason), and → failed(kind, message). Pure: the shell feeds events and publishes the
 // transitions this returns (to the debug log, and as events to the control socket's subscribers).
 
@@ -17,7 +17,7 @@ public enum PauseReason: String, Sendable, CaseIterable, Comparable {
     }
 }
 
-/// Typed failures, after the seeds' player errors.
+/// Typed failures: missing, not playable, or failed while playing.
 public enum FailureKind: String, Sendable {
     case resourceNotFound = "resource-not-found"
     case invalidResource = "invalid-resource"

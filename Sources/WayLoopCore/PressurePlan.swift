@@ -1,4 +1,4 @@
-/// What to give back under memory pressure (the seeds' "auto-clears on memory warning"), in the
+/// What to give back under memory pressure (an asset cache cleared on a memory warning), in the
 /// order that costs the picture least: a video nobody sees is released now (decoder and frames;
 /// it restarts when seen again), a video on screen that replays its loop cache gives the cache
 /// up at its next loop (decoding every pass again, without a gap); the heap is trimmed after.

@@ -1,4 +1,4 @@
-// Videos by name, after the seeds' bundle lookup: `wayloop ocean` plays
+// Videos by name, like an app bundle's resource lookup: `wayloop ocean` plays
 // ~/.local/share/wayloop/ocean.mp4, and `wayloop` with no video at all plays the installed
 // default loop. Pure: the shell gives the environment and what each directory holds.
 

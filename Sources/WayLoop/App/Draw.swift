@@ -9,7 +9,7 @@ extension App {
     /// Registers every deadline once (App.init).
     func registerTimers() {
         timers.add("frames", due: { [unowned self] now in
-            heads.values.compactMap { scheduleState($0, now: now).flatMap { Schedule.wake($0, now: now) } }.min()
+            heads.values.compactMap { $0.scheduleState(clips($0), now: now).flatMap { Schedule.wake($0, now: now) } }.min()
         })
         timers.add("release-after", due: { [unowned self] now in
             // One wake-up to release a video nobody has seen for a while (none while released).
@@ -67,107 +67,18 @@ extension App {
         }
     }
 
-    /// What the schedule needs to know about one head (nil: no surface).
-    private func scheduleState(_ h: Head, now: Nanos) -> Schedule.Output? {
-        guard let s = h.surface, let sink = h.sink else { return nil }
-        var content = Schedule.Content.nothing
-        var picture: Picture?
-        if h.solid != nil {
-            content = .colour
-        } else if let d = h.drawn, let v = videos.clip(d.video), v.isReady {
-            picture = v.picture
-            content = .video(Schedule.Video(released: v.isReleased, hasFrame: v.current != nil,
-                                            frameIsNew: s.shownSerial != v.serial || fadeStepDue(h, now: now),
-                                            nextDue: [v.nextDeadline, fadeStep(h)].compactMap { $0 }.min()))
-        }
-        return Schedule.Output(configured: s.isConfigured, needsRedraw: s.needsRedraw, awaitingFrame: s.awaitingFrame,
-                               frameRequestedAt: s.frameRequestedAt, hidden: h.player.pauseReasons.contains(.hidden),
-                               paused: h.drawPaused, sinkCanDraw: sink.canDraw(picture, settings: h.solid == nil ? h.drawn : nil, on: s),
-                               content: content)
+    /// The clips `h` draws from.
+    private func clips(_ h: Head) -> HeadClips {
+        HeadClips(drawn: h.drawn.flatMap { videos.clip($0.video) }, fading: h.fade.flatMap { videos.clip($0.from.video) })
     }
 
-    /// When a fade's next step is due, like a new frame (nil: no fade that can draw).
-    private func fadeStep(_ h: Head) -> Nanos? {
-        guard let f = h.fade, let d = h.drawn, videos.clip(d.video)?.current != nil, videos.clip(f.from.video)?.current != nil else {
-            return nil
-        }
-        return h.lastFadeDraw + Transition.fadeStep
-    }
-
-    private func fadeStepDue(_ h: Head, now: Nanos) -> Bool { fadeStep(h).map { now >= $0 } == true }
-
-    /// Applies a configure, notices an output that stopped being presented, and draws when
-    /// the schedule says so: the video's next frame (advanced once per pass, however many
-    /// outputs show it), a fade's step, or the fallback colour.
+    /// Draws one head (HeadDrawing.swift) and acts on what it reports.
     func draw(_ h: Head, now: Nanos) {
-        guard let s = h.surface, let sink = h.sink else { return }
-        if s.applyConfigure() {
-            do { try sink.resize(s) } catch {
-                log.error("\(h.name): \(error)")
-                h.dropSurface()
-                return
-            }
-            s.sinkReady = true
-            // A new size may need frames decoded at another scale.
-            needsReconcile = true
-        }
-        if s.awaitingFrame && now - s.frameRequestedAt >= Schedule.hiddenAfter { apply(h, .pause(.hidden)) }
-        guard let state = scheduleState(h, now: now), Schedule.mayDraw(state) else { return }
-        do {
-            if let colour = h.solid {
-                guard s.needsRedraw else { return }
-                try sink.present(colour: colour, on: s)
-                s.didDraw(serial: 0)
-                return
-            }
-            try drawVideo(h, on: s, sink: sink, now: now)
-        } catch {
-            guard !error.isWaiting else { return }
-            // Not a passing state (out of memory, a conversion libswscale refuses): drop the
-            // surface rather than retry every pass; the next change of settings makes it again.
-            log.error("\(h.name): \(error); its surface is removed until its settings change")
-            h.dropSurface()
-        }
-    }
-
-    private func drawVideo(_ h: Head, on s: LayerSurface, sink: Sink, now: Nanos) throws(SinkError) {
-        guard let settings = h.drawn, let v = videos.clip(settings.video), v.isReady else { return }
-        if v.isReleased && (!h.drawPaused || v.current == nil) {
-            log.debug("'\(settings.video)': wanted again: decoder restarted")
-            v.restart()
-        }
-        if !h.drawPaused || v.current == nil { _ = v.advance(now: now) }  // once per pass, however many outputs show it
-        let fading = fadeLayer(h, now: now)
-        let stepDue = fading != nil && now >= h.lastFadeDraw + Transition.fadeStep
-        guard let frame = v.current, let picture = v.picture, s.needsRedraw || s.shownSerial != v.serial || stepDue else { return }
-        let shared = fading == nil && sharesPicture(v, size: s.bufferSize)
-        try sink.present(picture, settings: settings, on: s, shared: shared, fading: fading) {
-            trace?.committing(output: h.id, name: h.name, surface: s.wlSurface, frame: frame, at: now)
-        }
-        s.didDraw(serial: v.serial)
-        v.lastDrawn = now
-        if fading != nil { h.lastFadeDraw = now }
-        h.presentedVideo = settings.video
-    }
-
-    /// The picture fading out under `h`'s new video, and the new one's weight now; nil once the
-    /// fade is over (or cannot go on: the old video is gone, or the output paused), which ends it.
-    private func fadeLayer(_ h: Head, now: Nanos) -> FadeLayer? {
-        guard let f = h.fade else { return nil }
-        let start = f.start ?? now
-        let weight = Transition.weight(elapsed: Double(now - start) / 1e9, duration: f.seconds)
-        guard weight < 1, !h.drawPaused, let old = videos.clip(f.from.video), old.isReady, !old.isReleased else {
-            h.fade = nil
-            // The new picture alone, at once (the last step was still a mix).
-            h.surface?.invalidate()
-            // The old video may be kept for a switch back, or stopped.
-            needsReconcile = true
-            return nil
-        }
-        _ = old.advance(now: now)
-        guard let picture = old.picture else { return nil }
-        if f.start == nil { h.fade?.start = now }
-        return FadeLayer(picture: picture, settings: f.from, weight: weight)
+        let report = h.draw(clips(h), now: now, trace: trace, shared: sharesPicture)
+        if let path = report.restarted { log.debug("'\(path)': wanted again: decoder restarted") }
+        if let failure = report.failure { log.error("\(h.name): \(failure)") }
+        if report.hidden { apply(h, .pause(.hidden)) }
+        if report.resized || report.fadeEnded { needsReconcile = true }
     }
 
     /// Two or more outputs show `v` on buffers of a size the device can convert once for all

@@ -1,6 +1,7 @@
 // Wayland events as the app sees them. Listeners only record: an output's arrival, its
 // settings, a closed surface, a frame callback; the loop reconciles and draws after dispatch
-// (issue 11: no decoder thread is started or joined inside a listener). Main thread only.
+// (a decoder thread started or joined inside a listener would stall the compositor's events
+// for the whole connection). Main thread only.
 import WayLoopCore
 
 extension App: RegistryDelegate {

@@ -1,0 +1,126 @@
+// One output's drawing: how the schedule sees it, and the draw itself (a configure applied, the
+// video's next frame, a fade's step or the fallback colour committed). The app decides when
+// (every pass, for every head; the pure Schedule says whether anything is due) and hears what
+// happened in a DrawReport. Main thread only.
+import WayLoopCore
+
+/// What one head's draw tells the app.
+struct DrawReport {
+    /// Its buffers changed size (a new size may need frames decoded at another scale).
+    var resized = false
+    /// Its frame callbacks stopped for Schedule.hiddenAfter: it is not presented.
+    var hidden = false
+    /// A fade ended, or could not go on: the old video may be kept or stopped.
+    var fadeEnded = false
+    /// A released video's decoder was started again (its path).
+    var restarted: String?
+    /// Drawing failed for good: the surface is gone until the settings change; the line says why.
+    var failure: String?
+}
+
+/// The clips a head draws from: the video it draws and the one fading out under it.
+struct HeadClips {
+    var drawn: Clip?
+    var fading: Clip?
+}
+
+extension Head {
+    /// What the schedule needs to know about it (nil: no surface).
+    func scheduleState(_ c: HeadClips, now: Nanos) -> Schedule.Output? {
+        guard let s = surface, let sink else { return nil }
+        var content = Schedule.Content.nothing
+        var picture: Picture?
+        if solid != nil {
+            content = .colour
+        } else if let v = c.drawn, v.isReady {
+            picture = v.picture
+            let step = fadeStep(c)
+            content = .video(Schedule.Video(released: v.isReleased, hasFrame: v.current != nil,
+                                            frameIsNew: s.shownSerial != v.serial || step.map { now >= $0 } == true,
+                                            nextDue: [v.nextDeadline, step].compactMap { $0 }.min()))
+        }
+        return Schedule.Output(configured: s.isConfigured, needsRedraw: s.needsRedraw, awaitingFrame: s.awaitingFrame,
+                               frameRequestedAt: s.frameRequestedAt, hidden: player.pauseReasons.contains(.hidden),
+                               paused: drawPaused, sinkCanDraw: sink.canDraw(picture, settings: solid == nil ? drawn : nil, on: s),
+                               content: content)
+    }
+
+    /// When a fade's next step is due, like a new frame (nil: no fade that can draw).
+    private func fadeStep(_ c: HeadClips) -> Nanos? {
+        guard fade != nil, c.drawn?.current != nil, c.fading?.current != nil else { return nil }
+        return lastFadeDraw + Transition.fadeStep
+    }
+
+    /// Applies a configure, notices that it stopped being presented, and draws when the
+    /// schedule says so. `shared`: other outputs of that size show the clip (one conversion).
+    func draw(_ c: HeadClips, now: Nanos, trace: FrameTrace?, shared: (Clip, Size) -> Bool) -> DrawReport {
+        var report = DrawReport()
+        guard let s = surface, let sink else { return report }
+        if s.applyConfigure() {
+            do { try sink.resize(s) } catch {
+                report.failure = "\(error)"
+                dropSurface()
+                return report
+            }
+            s.sinkReady = true
+            report.resized = true
+        }
+        report.hidden = s.awaitingFrame && now - s.frameRequestedAt >= Schedule.hiddenAfter
+        guard let state = scheduleState(c, now: now), Schedule.mayDraw(state) else { return report }
+        do {
+            if let colour = solid {
+                guard s.needsRedraw else { return report }
+                try sink.present(colour: colour, on: s)
+                s.didDraw(serial: 0)
+                return report
+            }
+            try drawVideo(c, on: s, sink: sink, now: now, trace: trace, shared: shared, report: &report)
+        } catch {
+            guard !error.isWaiting else { return report }
+            // Not a passing state (out of memory, a conversion libswscale refuses): drop the
+            // surface rather than retry every pass; the next change of settings makes it again.
+            report.failure = "\(error); its surface is removed until its settings change"
+            dropSurface()
+        }
+        return report
+    }
+
+    private func drawVideo(_ c: HeadClips, on s: LayerSurface, sink: Sink, now: Nanos, trace: FrameTrace?,
+                           shared: (Clip, Size) -> Bool, report: inout DrawReport) throws(SinkError) {
+        guard let settings = drawn, let v = c.drawn, v.isReady else { return }
+        if v.isReleased && (!drawPaused || v.current == nil) {
+            report.restarted = settings.video
+            v.restart()
+        }
+        if !drawPaused || v.current == nil { _ = v.advance(now: now) }  // once per pass, however many outputs show it
+        let fading = fadeLayer(c.fading, now: now, report: &report)
+        let stepDue = fading != nil && now >= lastFadeDraw + Transition.fadeStep
+        guard let frame = v.current, let picture = v.picture, s.needsRedraw || s.shownSerial != v.serial || stepDue else { return }
+        try sink.present(picture, settings: settings, on: s, shared: fading == nil && shared(v, s.bufferSize), fading: fading) {
+            trace?.committing(output: id, name: name, surface: s.wlSurface, frame: frame, at: now)
+        }
+        s.didDraw(serial: v.serial)
+        v.lastDrawn = now
+        if fading != nil { lastFadeDraw = now }
+        presentedVideo = settings.video
+    }
+
+    /// The picture fading out under the new video, and the new one's weight now; nil once the
+    /// fade is over (or cannot go on: the old video is gone, or the output paused), which ends it.
+    private func fadeLayer(_ old: Clip?, now: Nanos, report: inout DrawReport) -> FadeLayer? {
+        guard let f = fade else { return nil }
+        let start = f.start ?? now
+        let weight = Transition.weight(elapsed: Double(now - start) / 1e9, duration: f.seconds)
+        guard weight < 1, !drawPaused, let old, old.isReady, !old.isReleased else {
+            fade = nil
+            // The new picture alone, at once (the last step was still a mix).
+            surface?.invalidate()
+            report.fadeEnded = true
+            return nil
+        }
+        _ = old.advance(now: now)
+        guard let picture = old.picture else { return nil }
+        if f.start == nil { fade?.start = now }
+        return FadeLayer(picture: picture, settings: f.from, weight: weight)
+    }
+}
