@@ -57,8 +57,8 @@ final class App {
     /// Memory pressure (PSI, or the injected FIFO of the tests), and when it was last acted on.
     let pressure: PressureMonitor?
     var lastPressure: Nanos = -PressurePlan.minInterval
-    /// Playlist runs, by what their outputs' settings say (source, order, interval, loops).
-    var playlists: [PlaylistRun.Key: PlaylistRun] = [:]
+    /// The playlist runs in use.
+    let playlists: PlaylistRuns
     /// Every deadline of the loop, each registered once (registerTimers).
     let timers = TimerList()
     static let changeSettle: Nanos = 300_000_000
@@ -74,6 +74,7 @@ final class App {
         self.wakeup = wakeup
         self.videos = videos
         self.control = control
+        playlists = PlaylistRuns(log: log)
         watcher = FileWatcher()
         pressure = PressureMonitor.open(log: log.scoped("memory"))
         loop = EventLoop(display: display)

@@ -122,7 +122,7 @@ extension App {
             // connected is never opened, so it is not waited for).
             let items = playlistItems
             let waiting = Director.needed(world()).filter { videos.clip($0)?.isReady != true && !items.contains($0) }
-            pending.append(PendingReply(client: client, waiting: waiting, playlists: Set(playlists.values.map(\.key.source)),
+            pending.append(PendingReply(client: client, waiting: waiting, playlists: playlists.sources,
                                         success: success))
         }
         return true

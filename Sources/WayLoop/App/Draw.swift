@@ -33,9 +33,7 @@ extension App {
         // A still picture wakes nothing: the end of its interval or passes does (the playlists'
         // clocks run every pass).
         timers.add("playlist-still", due: { [unowned self] now in
-            playlists.values.compactMap { run in
-                run.playlist.current.flatMap { videos.clip($0)?.isStill == true ? run.stillDeadline(now: now) : nil }
-            }.min()
+            playlists.stillDeadline(now: now) { videos.clip($0)?.isStill == true }
         })
     }
 

@@ -23,7 +23,7 @@ extension App {
         }
         syncVideos()
         updateDecodeScales()
-        watcher?.watch(watchedFiles, directories: Set(playlists.values.map(\.key.source).filter(PlaylistSource.isDirectory)))
+        watcher?.watch(watchedFiles, directories: playlists.sources.filter(PlaylistSource.isDirectory))
         resolvePending()
     }
 
@@ -97,8 +97,7 @@ extension App {
                 _ = reload(replyTo: nil)
                 continue
             }
-            if playlists.values.contains(where: { $0.key.source == path }) {
-                playlistChanged(path)
+            if playlists.changed(path, videos: &videos) {
                 needsReconcile = true
                 if PlaylistSource.isDirectory(path) { continue }
             }
