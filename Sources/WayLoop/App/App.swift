@@ -20,8 +20,8 @@ final class App {
     let wakeup: WakeupFD
     let loop: EventLoop
     let control: ControlServer?
-    /// `wayloop ctl` requests (the server's delegate; it holds it weakly).
-    private var requests: Requests?
+    /// `wayloop ctl` requests, signals and reloads (the server's delegate; it holds it weakly).
+    private(set) lazy var requests = Requests(app: self)
     var registry: Registry?
     /// What draws (GLES or wl_shm: RenderDevices.make); nil until it is up.
     var device: (any RenderDevice)?
@@ -33,8 +33,6 @@ final class App {
     /// One record per video file: its decoder while it runs, its failure, whether it is kept for
     /// a switch back, a change on disk waiting to settle, whether it names a playlist.
     var videos: VideoTable<Clip>
-    /// Requests answered once the videos they opened are on screen (or failed).
-    var pending: [PendingReply] = []
     /// A video was ready once: from then on, failures never end the process.
     var started = false
     /// The one way in: listeners and handlers set it, the loop reconciles once per pass.
@@ -78,7 +76,6 @@ final class App {
         watcher = FileWatcher()
         pressure = PressureMonitor.open(log: log.scoped("memory"))
         loop = EventLoop(display: display)
-        requests = Requests(app: self)
         control.delegate = requests
         registerSources()
         registerTimers()
@@ -87,7 +84,7 @@ final class App {
     /// Every fd the loop polls beside the Wayland connection, each with what to do when it is ready.
     private func registerSources() {
         if let control { loop.add(control) }
-        loop.add(fd: signals.fd) { [unowned self] in handleSignals() }
+        loop.add(fd: signals.fd) { [unowned self] in requests.handleSignals() }
         loop.add(fd: wakeup.fd) { [unowned self] in
             wakeup.drain()
             videosChanged()
@@ -167,16 +164,13 @@ final class App {
         return nil
     }
 
-    /// `--trace-frames FILE`: the frame trace, with presentation times where the compositor gives them.
+    /// `--trace-frames FILE`: the frame trace (FrameTrace.start).
     private func startTrace() -> ExitStatus? {
         guard let path = options.traceFile, let registry else { return nil }
-        let t: FrameTrace
-        do { t = try FrameTrace(path: path) } catch {
+        do { trace = try FrameTrace.start(path, registry: registry) } catch {
             log.error("cannot use the trace file '\(path)': \(error)")
             return .usage
         }
-        if let p = registry.presentation, registry.presentationClock == UInt32(CLOCK_MONOTONIC) { t.presentation = p }
-        trace = t
         return nil
     }
 
@@ -249,30 +243,10 @@ final class App {
             for h in heads.values { draw(h, now: now) }
             // A reply waits for the new video's first frame on screen (it is, now, or an output
             // stopped being presented and is not waited for any more).
-            if !pending.isEmpty { resolvePending() }
+            requests.resolvePending()
             device?.trim(before: now - 2 * .nanosPerSecond)
         }
         return exitStatus ?? .ok
-    }
-
-    func handleSignals() {
-        for s in signals.read() {
-            switch s {
-            case SIGINT, SIGTERM:
-                log.notice("stopping on signal \(s == SIGINT ? "SIGINT" : "SIGTERM")")
-                exitStatus = .ok
-            case SIGUSR1:
-                // Like `wayloop ctl toggle`: pause everything, or resume if all is paused.
-                let pause = heads.values.contains { !$0.player.pauseReasons.contains(.user) }
-                for h in heads.values { setUserPause(h, pause) }
-                log.notice(pause ? "paused (SIGUSR1)" : "resumed (SIGUSR1)")
-            case SIGHUP:
-                log.notice("reloading the config file (SIGHUP)")
-                _ = reload(replyTo: nil)
-            default:
-                log.debug("ignoring signal \(s)")
-            }
-        }
     }
 
     private func connectionLost() {

@@ -46,10 +46,18 @@ final class Head {
     /// Children first: the sink (EGL surface and window, or buffers) before the wl_surface.
     deinit { dropSurface() }
 
-    func attach(_ surface: LayerSurface, sink: Sink) {
+    /// Its layer surface on `layer`, drawn by `sink`; false when the compositor gave none.
+    func makeSurface(compositor: WLCompositor, layerShell: LayerShell, registry: Registry, layer: Layer, sink: Sink,
+                     delegate: LayerSurfaceDelegate) -> Bool {
+        guard let s = LayerSurface(outputID: id, compositor: compositor, layerShell: layerShell, output: output, scale: output.info.scale,
+                                   viewporter: registry.viewporter, fractionalScale: registry.fractionalScale, layer: layer) else {
+            return false
+        }
+        s.delegate = delegate
         dropSurface()
         self.sink = sink
-        self.surface = surface
+        self.surface = s
+        return true
     }
 
     /// The surface goes, and with it a fade and what it showed.
@@ -77,5 +85,16 @@ extension Head {
         v.nextTransition = nextTransition
         v.presented = presentedVideo
         return v
+    }
+}
+
+extension Head {
+    /// What it needs of `path` when it shows or will show it: the pixels (its buffer size once
+    /// configured, else the output's mode; a span output: the whole canvas at its density) and
+    /// the scale mode. The video fading out keeps the scale it has here until the fade ends.
+    func need(of path: String) -> (size: Size, mode: ScaleMode)? {
+        guard let s = [drawn ?? target, fade?.from].compactMap({ $0 }).first(where: { $0.video == path }) else { return nil }
+        let size = surface.map(\.bufferSize).flatMap { $0.isEmpty ? nil : $0 } ?? output.info.physicalSize
+        return (Span.neededSize(buffer: size, span: s.span), s.mode.single)
     }
 }

@@ -24,7 +24,7 @@ extension App {
         syncVideos()
         updateDecodeScales()
         watcher?.watch(watchedFiles, directories: playlists.sources.filter(PlaylistSource.isDirectory))
-        resolvePending()
+        requests.resolvePending()
     }
 
     private func run(_ effect: HeadEffect, on h: Head) {
@@ -94,7 +94,7 @@ extension App {
             videos[path].checked = false
             if path == config {
                 log.notice("the config file changed: reloading")
-                _ = reload(replyTo: nil)
+                _ = requests.reload(replyTo: nil)
                 continue
             }
             if playlists.changed(path, videos: &videos) {
@@ -108,7 +108,7 @@ extension App {
                 for h in heads.values where h.drawn?.video == path { h.surface?.invalidate() }
                 needsReconcile = true
             }
-            if videos.failed(path) && recheck([path]).isEmpty { needsReconcile = true }
+            if videos.failed(path) && requests.recheck([path]).isEmpty { needsReconcile = true }
         }
     }
 
@@ -123,17 +123,8 @@ extension App {
         }
     }
 
-    /// The outputs that show or will show `path`: the pixels each needs (its buffer size once
-    /// configured, else the output's mode; a span output: the whole canvas at its density) and
-    /// the scale mode.
-    func outputsShowing(_ path: String) -> [(size: Size, mode: ScaleMode)] {
-        heads.values.compactMap { h in
-            // The video fading out keeps the scale it has on this output until the fade ends.
-            guard let s = [h.drawn ?? h.target, h.fade?.from].compactMap({ $0 }).first(where: { $0.video == path }) else { return nil }
-            let size = h.surface.map(\.bufferSize).flatMap { $0.isEmpty ? nil : $0 } ?? h.output.info.physicalSize
-            return (Span.neededSize(buffer: size, span: s.span), s.mode.single)
-        }
-    }
+    /// The outputs that show or will show `path`, and what each needs of it (Head.need).
+    func outputsShowing(_ path: String) -> [(size: Size, mode: ScaleMode)] { heads.values.compactMap { $0.need(of: path) } }
 
     /// Each span output's part of its canvas (Span.assign), recomputed whenever targets or the
     /// layout change.
@@ -159,20 +150,16 @@ extension App {
             return
         }
         guard let sink = device?.makeSink() else { return }
-        let o = h.output
-        guard let s = LayerSurface(outputID: h.id, compositor: compositor, layerShell: shell, output: o,
-                                   scale: o.info.scale, viewporter: registry.viewporter,
-                                   fractionalScale: registry.fractionalScale, layer: options.layer) else {
+        guard h.makeSurface(compositor: compositor, layerShell: shell, registry: registry, layer: options.layer, sink: sink,
+                            delegate: self) else {
             log.error("\(h.name): cannot create a layer surface")
             return
         }
-        s.delegate = self
-        h.attach(s, sink: sink)
         if let line = rendererLine {
             log.notice(line)
             rendererLine = nil
         }
         updatePause(h)
-        log.notice("\(h.name) (\(o.info.modeSize), scale \(o.info.scale)): \(what)")
+        log.notice("\(h.name) (\(h.output.info.modeSize), scale \(h.output.info.scale)): \(what)")
     }
 }

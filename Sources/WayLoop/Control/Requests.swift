@@ -1,11 +1,22 @@
-// `wayloop ctl` requests and hand-overs (the control protocol's side of the shell): each one
-// becomes a change of what the App is asked for (an override, a pause, a reload, a playlist
-// step) and a reply, at once or held until the new picture is on screen (PendingReply, weighed
-// by the director). Main thread only (called from the event loop).
+// What the outside asks of a running wayloop: `wayloop ctl` requests, hand-overs, signals and
+// config reloads. Each becomes a change of what the App is asked for (an override, a pause, a
+// new config layer, a playlist step) and a reply, at once or held until the new picture is on
+// screen (PendingReply, weighed by the director after each reconcile). Main thread only
+// (called from the event loop).
+import Glibc
 import WayLoopCore
+
+extension ControlError {
+    /// Videos that cannot be played, one reason after another.
+    static func video(_ errors: [VideoError], _ suffix: String = "") -> ControlError {
+        .video(errors.map(\.description).joined(separator: "; ") + suffix)
+    }
+}
 
 final class Requests: ControlServerDelegate {
     private unowned let app: App
+    /// Requests answered once the videos they opened are on screen (or failed).
+    private(set) var pending: [PendingReply] = []
 
     init(app: App) { self.app = app }
 
@@ -48,8 +59,8 @@ final class Requests: ControlServerDelegate {
             stepPlaylists(pattern, forward: false, client: client)
 
         case .reload:
-            app.log.notice("reloading the config file (wayloop ctl app.reload)")
-            app.reload(replyTo: client)
+            app.log.notice("reloading the config file (wayloop ctl reload)")
+            reload(replyTo: client)
 
         case .quit:
             app.log.notice("stopping (wayloop ctl quit)")
@@ -83,12 +94,12 @@ final class Requests: ControlServerDelegate {
         var paths: [String] = []
         if let v = entry.video { paths.append(v) }
         if case .video(let f)? = entry.fallback { paths.append(f) }
-        let errors = app.recheck(paths, fallbacks: Set(entry.fallback?.video.map { [$0] } ?? []))
+        let errors = recheck(paths, fallbacks: Set(entry.fallback?.video.map { [$0] } ?? []))
         if !errors.isEmpty {
             app.control?.reply(to: client, ControlError.video(errors).reply)
             // Nothing names these files: their failures are not kept (10 000 sets to missing
             // files must not grow the memo).
-            if app.pending.isEmpty { app.forgetWhatNothingNeeds() }
+            if pending.isEmpty { forgetWhatNothingNeeds() }
             return
         }
         let tag = app.overrides.add(entry, over: app.options.entries)
@@ -105,7 +116,7 @@ final class Requests: ControlServerDelegate {
         var waiting = Set(entry.video.map { app.playlistKind($0) ? [] : [$0] } ?? [])
         if case .video(let f)? = entry.fallback, app.videos.clip(f)?.isReady != true { waiting.insert(f) }
         // If the new video fails, the override goes and the old video plays on.
-        app.pending.append(PendingReply(client: client, waiting: waiting, playlists: Set(paths.filter(app.playlistKind).map(PlaylistSource.canonical)),
+        pending.append(PendingReply(client: client, waiting: waiting, playlists: Set(paths.filter(app.playlistKind).map(PlaylistSource.canonical)),
                                         success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)"))]), undoTag: tag))
     }
 
@@ -142,7 +153,7 @@ final class Requests: ControlServerDelegate {
         app.commandLine.pauseOnFullscreen = parsed.pauseOnFullscreen
         app.commandLine.pauseOnBattery = parsed.pauseOnBattery
         app.log.notice("arguments handed over by a new start: \(args.joined(separator: " "))")
-        if !app.reload(replyTo: client, success: .object([("ok", .bool(true)), ("message", .string("handed over"))])) {
+        if !reload(replyTo: client, success: .object([("ok", .bool(true)), ("message", .string("handed over"))])) {
             app.commandLine = previous
         }
     }
@@ -167,7 +178,7 @@ final class Requests: ControlServerDelegate {
         app.needsReconcile = true
         let names = matched.filter { h in runs.contains { $0 === app.run(of: h) } }
         let message = names.map { h in "\(h.name): '\(h.target?.video ?? "")'" + (app.playlistStatus(h).map { " (\($0.position)/\($0.count))" } ?? "") }
-        app.pending.append(PendingReply(client: client, waiting: [], playlists: Set(runs.map(\.key.source)),
+        pending.append(PendingReply(client: client, waiting: [], playlists: Set(runs.map(\.key.source)),
                                         success: .object([("ok", .bool(true)), ("message", .string(message.joined(separator: ", ")))])))
     }
 
@@ -199,5 +210,135 @@ final class Requests: ControlServerDelegate {
         connectedHeads.filter { h in
             pattern.map { OutputMatch.matches(pattern: $0, name: h.output.info.name, description: h.output.info.description) } ?? true
         }
+    }
+
+    // MARK: Reloads and checks
+
+    /// Checks the files (one error line each) and forgets old failures, so that a file fixed
+    /// since is tried again. Returns the files that failed now.
+    func recheck(_ paths: [String], fallbacks: Set<String> = []) -> [VideoError] {
+        var errors: [VideoError] = []
+        for p in paths where app.videos.clip(p) == nil {
+            app.videos.setFailure(p, nil)
+            // A fallback is one video (what shows when the rest cannot): never a playlist.
+            if let e = fallbacks.contains(p) ? Preflight.check(p) : PlaylistSource.preflight(p, table: &app.videos, log: app.log) {
+                app.log.scoped("video").error("\(e)")
+                app.videos.setFailure(p, e)
+                errors.append(e)
+            }
+        }
+        return errors
+    }
+
+    /// Reads the config file again (SIGHUP, `ctl reload`, a hand-over). A bad file changes
+    /// nothing; a good one replaces the config layer and drops `ctl set` overrides.
+    @discardableResult
+    func reload(replyTo client: Int?, success: JSON = .object([("ok", .bool(true))])) -> Bool {
+        let entries: [OutputEntry]
+        switch Launch.loadConfig(app.commandLine) {
+        case .failure(let e):
+            app.log.scoped("config").error("\(e); keeping what plays")
+            if let client { app.control?.reply(to: client, ControlError.config("\(e)").reply) }
+            return false
+        case .success(let c): entries = Launch.withDefaultLoop(c, commandLine: app.commandLine.entries, log: app.log)
+        }
+        let all = entries + app.commandLine.entries
+        guard all.contains(where: { $0.video != nil }) else {
+            let e = ControlError.config("\(UsageError.noVideo); keeping what plays")
+            app.log.scoped("config").error("\(e)")
+            if let client { app.control?.reply(to: client, e.reply) }
+            return false
+        }
+        var probe = app.options
+        probe.entries = all
+        // A file that cannot be opened rejects the whole change: what plays is kept.
+        let errors = recheck(probe.allVideos, fallbacks: Set(probe.allVideos).subtracting(probe.videos))
+        if !errors.isEmpty {
+            let e = ControlError.video(errors, "; keeping what plays")
+            app.log.notice("configuration not applied: a video cannot be opened; keeping what plays")
+            if let client { app.control?.reply(to: client, e.reply) }
+            return false
+        }
+        let renderer = app.commandLine.rendererRequest(config: entries)
+        if renderer != app.commandLine.rendererRequest(config: app.configEntries) {
+            app.log.notice("renderer = \(renderer.rawValue) takes effect at the next start")
+        }
+        app.configEntries = entries
+        app.overrides.removeAll()
+        app.recomputeTargets()
+        app.needsReconcile = true
+        app.log.debug("configuration applied: \(app.options.entries.count) entr\(app.options.entries.count == 1 ? "y" : "ies")")
+        if let client {
+            // What the outputs now need and is not ready yet (a video for an output that is not
+            // connected is never opened, so it is not waited for).
+            let items = app.playlistItems
+            let waiting = Director.needed(app.world()).filter { app.videos.clip($0)?.isReady != true && !items.contains($0) }
+            pending.append(PendingReply(client: client, waiting: waiting, playlists: app.playlists.sources,
+                                        success: success))
+        }
+        return true
+    }
+
+    /// SIGINT and SIGTERM stop, SIGUSR1 toggles the pause like `ctl toggle`, SIGHUP reloads
+    /// like `ctl reload`.
+    func handleSignals() {
+        for s in app.signals.read() {
+            switch s {
+            case SIGINT, SIGTERM:
+                app.log.notice("stopping on signal \(s == SIGINT ? "SIGINT" : "SIGTERM")")
+                app.exitStatus = .ok
+            case SIGUSR1:
+                // Like `wayloop ctl toggle`: pause everything, or resume if all is paused.
+                let pause = app.heads.values.contains { !$0.player.pauseReasons.contains(.user) }
+                for h in app.heads.values { app.setUserPause(h, pause) }
+                app.log.notice(pause ? "paused (SIGUSR1)" : "resumed (SIGUSR1)")
+            case SIGHUP:
+                app.log.notice("reloading the config file (SIGHUP)")
+                _ = reload(replyTo: nil)
+            default:
+                app.log.debug("ignoring signal \(s)")
+            }
+        }
+    }
+
+    // MARK: Held replies
+
+    /// Answers the held requests that the director says can be answered. A `ctl set` whose
+    /// video failed takes its override back (the old video plays on, from the next reconcile).
+    func resolvePending() {
+        guard !pending.isEmpty else { return }
+        let w = app.world()
+        var undone = false
+        pending = pending.filter { p in
+            switch Director.outcome(p, w, playlistError: app.playlistError) {
+            case .wait:
+                return true
+            case .failed(let errors):
+                if let tag = p.undoTag {
+                    app.overrides.remove(tag: tag)
+                    undone = true
+                }
+                app.control?.reply(to: p.client, ControlError.video(errors).reply)
+            case .superseded:
+                app.control?.reply(to: p.client, ControlError.busy("superseded by a later change before it was shown").reply)
+            case .succeeded:
+                app.control?.reply(to: p.client, p.success)
+            }
+            return false
+        }
+        if undone {
+            app.recomputeTargets()
+            app.needsReconcile = true
+        }
+        if pending.isEmpty { forgetWhatNothingNeeds() }
+    }
+
+    /// Bounds what run-time requests leave behind (thousands of `ctl set`s must leave memory
+    /// flat), once no reply is outstanding (a failed switch removes its own override, so
+    /// overrides are only compacted when none can): overrides that later ones shadow entirely,
+    /// and failures of files nothing names any more.
+    private func forgetWhatNothingNeeds() {
+        if app.overrides.compact() { app.options.entries = app.configEntries + app.commandLine.entries + app.overrides.entries }
+        app.videos.forget(failuresExcept: Set(app.options.allVideos).union(app.playlistItems))
     }
 }

@@ -31,6 +31,14 @@ final class FrameTrace {
 
     /// Opens (creates) `path` for appending; a regular file only: a FIFO without a reader or a
     /// device would block the main loop or fill without end. Throws the reason.
+    /// The trace at `path`, with presentation times where the compositor gives them on the
+    /// monotonic clock.
+    static func start(_ path: String, registry: Registry) throws(SinkError) -> FrameTrace {
+        let t = try FrameTrace(path: path)
+        if let p = registry.presentation, registry.presentationClock == UInt32(CLOCK_MONOTONIC) { t.presentation = p }
+        return t
+    }
+
     init(path: String) throws(SinkError) {
         let f = open(Sys.cPath(path), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o644)
         if f < 0 { throw SinkError(Sys.errnoText()) }
