@@ -42,6 +42,16 @@ public struct HeadView: Equatable, Sendable {
     public func shows(_ path: String) -> Bool { drawn?.video == path || fadeFrom?.video == path }
 }
 
+/// What `Director.isHidden` asks of an output.
+public protocol FrameTaker {
+    /// Configured, presented and not paused: it can take a new frame now.
+    var canTakeFrame: Bool { get }
+    /// It draws `path`, or fades it out.
+    func shows(_ path: String) -> Bool
+}
+
+extension HeadView: FrameTaker {}
+
 /// One video as the director sees it: its record and, while it is open, its decoder's state.
 public struct VideoFacts: Equatable, Sendable {
     /// A decoder runs for it (or is released: opened, its frames freed).
@@ -316,8 +326,13 @@ public enum Director {
     }
 
     /// No output showing `path` can take a frame: all hidden, covered or paused for a reason.
-    public static func isHidden(_ path: String, _ w: World) -> Bool {
-        !w.heads.contains { $0.canTakeFrame && $0.shows(path) }
+    public static func isHidden(_ path: String, _ w: World) -> Bool { isHidden(path, among: w.heads) }
+
+    /// The same rule, asked of the shell's outputs themselves: the timers ask it every pass,
+    /// and a snapshot per pass would cost more than the rule.
+    @inlinable
+    public static func isHidden<H: FrameTaker>(_ path: String, among heads: some Sequence<H>) -> Bool {
+        !heads.contains { $0.canTakeFrame && $0.shows(path) }
     }
 
     /// `--release-after` applies: open and ready, not released, nobody can take its frames, and

@@ -45,17 +45,22 @@ public struct VideoTable<Clip> {
     /// How many files the table knows something about (bounded: see `forget`).
     public var count: Int { records.count }
 
-    /// The open videos, by path.
+    /// The open videos, by path. (The accessors the loop asks every pass are inlinable, so
+    /// that the shell gets them specialized for its `Clip`, not through generic metadata.)
+    @inlinable
     public var open: [(path: String, clip: Clip)] {
         records.compactMap { r in r.value.clip.map { (r.key, $0) } }
     }
 
+    @inlinable
     public func clip(_ path: String) -> Clip? { records[path]?.clip }
+    @inlinable
     public func failure(_ path: String) -> VideoError? { records[path]?.failure }
+    @inlinable
     public func failed(_ path: String) -> Bool { records[path]?.failure != nil }
 
     /// The files that cannot be played, and why.
-    public var failures: [String: VideoError] { records.compactMapValues(\.failure) }
+    public var failures: [String: VideoError] { records.compactMapValues { $0.failure } }
 
     public mutating func setFailure(_ path: String, _ e: VideoError?) { self[path].failure = e }
 
@@ -68,10 +73,12 @@ public struct VideoTable<Clip> {
     // MARK: Kept for a switch back
 
     /// The videos kept ready for a switch back, the oldest first.
+    @inlinable
     public var recent: [String] {
-        records.compactMap { r in r.value.recentOrder.map { (r.key, $0) } }.sorted { $0.1 < $1.1 }.map(\.0)
+        records.compactMap { r in r.value.recentOrder.map { (r.key, $0) } }.sorted { $0.1 < $1.1 }.map { $0.0 }
     }
 
+    @inlinable
     public func isRecent(_ path: String) -> Bool { records[path]?.recentOrder != nil }
 
     /// Marks it kept (the newest); a video already kept keeps its place.
@@ -89,13 +96,14 @@ public struct VideoTable<Clip> {
 
     /// The changes that have settled by `now`, in path order; they are taken off the table.
     public mutating func takeSettledChanges(now: Nanos) -> [String] {
-        let due = records.filter { ($0.value.changeDue ?? .max) <= now }.map(\.key).sorted()
+        let due = records.filter { ($0.value.changeDue ?? .max) <= now }.map { $0.key }.sorted()
         for p in due { self[p].changeDue = nil }
         return due
     }
 
     /// The soonest time a change settles (nil: none pending).
-    public var nextChangeDue: Nanos? { records.values.compactMap(\.changeDue).min() }
+    @inlinable
+    public var nextChangeDue: Nanos? { records.values.compactMap { $0.changeDue }.min() }
 
     // MARK: Bounds
 
