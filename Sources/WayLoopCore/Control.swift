@@ -160,7 +160,7 @@ public struct CtlCommand: Equatable, Sendable {
 }
 
 public enum CtlParser {
-    public static let usage = "status [--json] | pause|resume|toggle|next|prev [OUTPUT] | set OUTPUT|'*' [VIDEO|DIR|PLAYLIST] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] [--transition T] [--interval D] [--loops N] [--shuffle] | reload | quit | subscribe [--waybar]"
+    public static let usage = "status [--json] | pause|resume|toggle|next|prev [OUTPUT] | set OUTPUT|'*' [VIDEO|DIR|PLAYLIST] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] [--transition T] [--interval D] [--loops N] [--shuffle] [--max-fps N] [--battery-fps N] | reload | quit | subscribe [--waybar]"
 
     /// Parses the arguments after `ctl`. Video paths stay as given: the client makes them absolute.
     public static func parse(_ args: [String]) throws(UsageError) -> CtlCommand {
@@ -307,11 +307,14 @@ public struct OutputStatus: Equatable, Sendable {
     public var decoder: String?
     /// Where in its playlist the output is, when it plays one.
     public var playlist: PlaylistStatus?
+    /// The frame-rate cap it draws at now (`--max-fps`, or `--battery-fps` on battery; nil: none).
+    public var maxFps: Double?
 
     public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: PlayerState,
                 position: Double? = nil, framesShown: Int = 0, framesDropped: Int = 0, showing: String? = nil,
-                renderer: String? = nil, decoder: String? = nil, playlist: PlaylistStatus? = nil) {
+                renderer: String? = nil, decoder: String? = nil, playlist: PlaylistStatus? = nil, maxFps: Double? = nil) {
         self.playlist = playlist
+        self.maxFps = maxFps
         self.name = name
         self.description = description
         self.video = video
@@ -342,7 +345,7 @@ public struct OutputStatus: Equatable, Sendable {
                   mode: json["mode"]?.string.flatMap(ScaleMode.init(rawValue:)), state: state,
                   position: json["position"]?.number, framesShown: Int(json["frames_shown"]?.number ?? 0),
                   framesDropped: Int(json["frames_dropped"]?.number ?? 0), showing: json["showing"]?.string,
-                  renderer: json["renderer"]?.string, decoder: json["decoder"]?.string)
+                  renderer: json["renderer"]?.string, decoder: json["decoder"]?.string, maxFps: json["max_fps"]?.number)
         playlist = json["playlist"].flatMap(PlaylistStatus.init(json:))
     }
 
@@ -357,6 +360,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let renderer { pairs.append(("renderer", .string(renderer))) }
         if let decoder { pairs.append(("decoder", .string(decoder))) }
         if let playlist { pairs.append(("playlist", playlist.json)) }
+        if let maxFps { pairs.append(("max_fps", .number(maxFps))) }
         return .object(pairs)
     }
 
@@ -369,6 +373,7 @@ public struct OutputStatus: Equatable, Sendable {
         s += ", \(framesShown) frames shown, \(framesDropped) dropped"
         if let showing { s += ", showing \(showing) instead" }
         if let p = playlist { s += ", \(p.line)" }
+        if let maxFps { s += ", at most \(FrameCap.text(maxFps)) fps" }
         if let renderer { s += " [\(renderer)]" }
         return s
     }

@@ -2,8 +2,10 @@
 // lock and shares it between a decoder thread (producer) and the main thread (consumer).
 
 public struct BoundedQueue<Element> {
-    private var storage: [Element?]
-    private var head = 0
+    // Read through inlinable accessors: the shell reads the queue every pass, specialized for
+    // its frames rather than through generic metadata.
+    @usableFromInline var storage: [Element?]
+    @usableFromInline var head = 0
     public private(set) var count = 0 // shadows Collection.count: O(1)
 
     public init(capacity: Int) {
@@ -11,8 +13,8 @@ public struct BoundedQueue<Element> {
         storage = Array(repeating: nil, count: capacity)
     }
 
-    public var capacity: Int { storage.count }
-    public var isEmpty: Bool { count == 0 }
+    @inlinable public var capacity: Int { storage.count }
+    @inlinable public var isEmpty: Bool { count == 0 }
     public var isFull: Bool { count == storage.count }
 
     /// Appends at the tail; returns false (and keeps `element` out) when full.
@@ -34,6 +36,7 @@ public struct BoundedQueue<Element> {
         return e
     }
 
+    @inlinable
     public func peek(_ offset: Int = 0) -> Element? {
         guard offset >= 0, offset < count else { return nil }
         return storage[(head + offset) % storage.count]
@@ -43,8 +46,9 @@ public struct BoundedQueue<Element> {
 
 /// Head-to-tail access without copying (index 0 is the head).
 extension BoundedQueue: RandomAccessCollection {
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { count }
+    @inlinable
     public subscript(position: Int) -> Element {
         precondition(position >= 0 && position < count, "index out of range")
         return storage[(head + position) % storage.count]!

@@ -104,6 +104,9 @@ public struct OutputEntry: Equatable, Sendable {
     public var shuffle: Bool?
     /// How a switch to another video looks (default fade:0.5s).
     public var transition: Transition?
+    /// `--max-fps`, `--battery-fps`: frames per second at most (0: no cap), FrameCap.
+    public var maxFps: Double?
+    public var batteryFps: Double?
     public init(selector: OutputSelector, video: String? = nil, mode: ScaleMode? = nil,
                 color: RGB? = nil, dim: Double? = nil, fallback: Fallback? = nil,
                 pauseOnFullscreen: Bool? = nil, pauseOnBattery: Bool? = nil) {
@@ -152,6 +155,9 @@ public struct OutputSettings: Equatable, Sendable {
     public var loops: Int?
     public var shuffle: Bool
     public var transition: Transition
+    /// Frames per second at most, always and on battery (0: no cap): FrameCap.effective.
+    public var maxFps: Double = 0
+    public var batteryFps: Double = 0
     /// The playlist (directory or playlist file) `video` was taken from, when it was (set by
     /// the app: the entries name the playlist, the output plays one of its videos).
     public var playlist: String?
@@ -246,14 +252,19 @@ public struct Options: Equatable, Sendable {
             merged.loops = e.loops ?? merged.loops
             merged.shuffle = e.shuffle ?? merged.shuffle
             merged.transition = e.transition ?? merged.transition
+            merged.maxFps = e.maxFps ?? merged.maxFps
+            merged.batteryFps = e.batteryFps ?? merged.batteryFps
         }
         guard let video = merged.video else { return nil }
-        return OutputSettings(video: video, mode: merged.mode ?? .fill,
-                              color: merged.color ?? .black, dim: merged.dim ?? 0, fallback: merged.fallback,
-                              pauseOnFullscreen: pauseOnFullscreen ?? merged.pauseOnFullscreen ?? true,
-                              pauseOnBattery: pauseOnBattery ?? merged.pauseOnBattery ?? false,
-                              interval: merged.interval, loops: merged.loops, shuffle: merged.shuffle ?? false,
-                              transition: merged.transition ?? .standard)
+        var s = OutputSettings(video: video, mode: merged.mode ?? .fill,
+                               color: merged.color ?? .black, dim: merged.dim ?? 0, fallback: merged.fallback,
+                               pauseOnFullscreen: pauseOnFullscreen ?? merged.pauseOnFullscreen ?? true,
+                               pauseOnBattery: pauseOnBattery ?? merged.pauseOnBattery ?? false,
+                               interval: merged.interval, loops: merged.loops, shuffle: merged.shuffle ?? false,
+                               transition: merged.transition ?? .standard)
+        s.maxFps = merged.maxFps ?? 0
+        s.batteryFps = merged.batteryFps ?? 0
+        return s
     }
 
     /// Some entry names a fallback.

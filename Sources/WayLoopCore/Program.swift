@@ -65,6 +65,11 @@ public enum Help {
                             fade:D (both play while the new one fades in; default fade:0.5s)
       -c, --color RRGGBB    colour of bars and borders (default 000000)
           --dim F           darken the picture by F, 0 to 1 (default 0)
+          --max-fps N       draw at most N frames per second (1 to 1000; 0 = no cap, the
+                            default): the video keeps its speed, frames past the cap are
+                            never converted, and from half the clip's rate down fewer are
+                            decoded
+          --battery-fps N   the same cap, only while on battery (default 0 = none)
       -f, --fallback FB     shown when the video cannot be played: a colour RRGGBB or
                             another video (default: no surface)
           --config FILE     the config file (default $XDG_CONFIG_HOME/wayloop/config)

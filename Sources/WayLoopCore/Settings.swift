@@ -94,7 +94,15 @@ public enum EntrySettings {
                                                 parse: { e, v in Transition(parsing: v).map { e.transition = $0 } != nil },
                                                 render: { $0.transition?.description })
 
-    public static let all = [mode, color, dim, fallback, pauseOnFullscreen, pauseOnBattery, interval, loops, shuffle, transition]
+    public static let maxFps = EntrySetting("max-fps", flags: ["--max-fps"], expected: FrameCap.expected, numeric: true,
+                                            parse: { e, v in FrameCap.parse(v).map { e.maxFps = $0 } != nil },
+                                            render: { $0.maxFps.map(FrameCap.text) })
+    public static let batteryFps = EntrySetting("battery-fps", flags: ["--battery-fps"], expected: FrameCap.expected, numeric: true,
+                                                parse: { e, v in FrameCap.parse(v).map { e.batteryFps = $0 } != nil },
+                                                render: { $0.batteryFps.map(FrameCap.text) })
+
+    public static let all = [mode, color, dim, fallback, pauseOnFullscreen, pauseOnBattery, interval, loops, shuffle, transition,
+                             maxFps, batteryFps]
 
     /// The setting a command-line or `ctl set` flag names.
     public static func flag(_ f: String) -> EntrySetting? { all.first { $0.flags.contains(f) } }

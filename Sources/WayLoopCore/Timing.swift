@@ -40,7 +40,9 @@ public struct LoopStamper<Payload> {
 
     /// Feeds the next decoded frame. `pts` nil means the stream gave none (the frame follows the
     /// previous one by `ownDuration`). Returns the previous frame, now that its duration is known.
-    public mutating func push(_ payload: Payload, pts: Nanos?, ownDuration: Nanos) -> StampedFrame<Payload>? {
+    /// `index`: the frame's place among the pass's source frames when the decoder left some out
+    /// (PassFrames; nil: the count of frames pushed).
+    public mutating func push(_ payload: Payload, pts: Nanos?, ownDuration: Nanos, index: Int? = nil) -> StampedFrame<Payload>? {
         let own = max(ownDuration, 1)
         var p: Nanos
         if let pts {
@@ -55,17 +57,24 @@ public struct LoopStamper<Payload> {
         if let h = held, p <= h.pts { p = h.pts + 1 }
         if pass > 0, held == nil, let f = firstPts, p < f { p = f }
         let out = held.map { stamp($0, duration: p - $0.pts) }
+        if let index, index >= indexInPass { indexInPass = index }
         held = (payload, p, own, indexInPass)
         indexInPass += 1
         return out
     }
 
-    /// The end of a pass: returns the held last frame (shown for its own duration) and starts the
-    /// next pass right after it. The first call fixes `loopLength`.
-    public mutating func wrap() -> StampedFrame<Payload>? {
+    /// Where a frame of this pass with `pts` will fall on the endless timeline (nil before the
+    /// first frame: its PTS starts the timeline).
+    public func mediaTime(ofPts pts: Nanos) -> Nanos? { firstPts.map { passOffset + pts - $0 } }
+
+    /// The end of a pass: returns the held last frame (shown for its own duration, or until
+    /// `end`, the end of the pass's last source frame when the decoder left that one out) and
+    /// starts the next pass right after it. The first call fixes `loopLength`.
+    public mutating func wrap(end: Nanos? = nil) -> StampedFrame<Payload>? {
         guard let h = held, let first = firstPts else { return nil }
-        let last = stamp(h, duration: h.ownDuration)
-        let length = h.pts + h.ownDuration - first
+        let own = end.map { max($0 - h.pts, 1) } ?? h.ownDuration
+        let last = stamp(h, duration: own)
+        let length = h.pts + own - first
         if loopLength == nil { loopLength = length }
         passOffset += length
         pass += 1
@@ -117,6 +126,7 @@ public struct PlaybackClock: Equatable, Sendable {
 public enum FramePick {
     /// How many frames at the head of a queue (media times ascending) are due at `mediaTime`.
     /// The last of them is the one to show; any before it are late and are dropped.
+    @inlinable
     public static func dueCount<C: Collection>(queued times: C, at mediaTime: Nanos) -> Int
     where C.Element == Nanos {
         var n = 0
@@ -141,4 +151,43 @@ public extension PlaybackClock {
         start(now: now, at: mediaTime + duration)
         return true
     }
+}
+
+/// A pass's source frames as its packets tell them, for a decoder that leaves some out
+/// (`--max-fps`): each decoded frame's index among all of them, and where the pass ends, so that
+/// frame indices and the loop length stay those of the clip. Packets come in decode order and
+/// frames in presentation order; only the packets not yet passed by a frame are kept (a
+/// reordering window), so it stays small whatever the pass's length.
+public struct PassFrames: Sendable {
+    /// PTS of packets no frame has passed yet, ascending.
+    private var pending: [Nanos] = []
+    /// Packets before every pending one.
+    private var before = 0
+    /// The end of the latest source frame (its PTS plus its duration).
+    public private(set) var end: Nanos?
+    /// Some packet of this pass was left out (or may have been).
+    public private(set) var skipped = false
+
+    public init() {}
+
+    public mutating func packet(pts: Nanos, duration: Nanos, skipped s: Bool) {
+        var i = pending.count
+        while i > 0 && pending[i - 1] > pts { i -= 1 }
+        pending.insert(pts, at: i)
+        end = max(end ?? .min, pts + max(duration, 1))
+        if s { skipped = true }
+    }
+
+    /// The index of the decoded frame with `pts` among the pass's source frames.
+    public mutating func index(ofFrame pts: Nanos) -> Int {
+        var i = 0
+        while i < pending.count && pending[i] < pts { i += 1 }
+        let index = before + i
+        let passed = i < pending.count && pending[i] == pts ? i + 1 : i
+        pending.removeFirst(passed)
+        before += passed
+        return index
+    }
+
+    public mutating func reset() { self = PassFrames() }
 }

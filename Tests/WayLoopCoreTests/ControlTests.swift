@@ -235,6 +235,12 @@ final class ControlTests: XCTestCase {
                 e.shuffle = false
                 return set(e)
             }()),
+            (["set", "HDMI-A-1", "--max-fps", "30", "--battery-fps", "off"], {
+                var e = OutputEntry(selector: .named("HDMI-A-1"))
+                e.maxFps = 30
+                e.batteryFps = 0
+                return set(e)
+            }()),
             (["reload"], CtlCommand(request: .reload)),
             (["quit"], CtlCommand(request: .quit)),
             (["subscribe"], CtlCommand(request: .subscribe)),
@@ -253,7 +259,7 @@ final class ControlTests: XCTestCase {
         let tested = Set(cases.flatMap { $0.0 })
         for c in commands { XCTAssertTrue(tested.contains(c), "usage command '\(c)' untested") }
         let options = usage.split(separator: " ").filter { $0.hasPrefix("[-") }.map { String($0.dropFirst().filter { $0 != "]" }) }
-        XCTAssertEqual(options, ["--json", "-m", "-c", "--dim", "-f", "--transition", "--interval", "--loops", "--shuffle", "--waybar"])
+        XCTAssertEqual(options, ["--json", "-m", "-c", "--dim", "-f", "--transition", "--interval", "--loops", "--shuffle", "--max-fps", "--battery-fps", "--waybar"])
         for o in options { XCTAssertTrue(tested.contains(o), "usage option '\(o)' untested") }
     }
 

@@ -537,3 +537,27 @@ final class FakeWayland {
         for p in [path, path + ".ready", path + ".conn"] { unlink(p) }
     }
 }
+
+/// A fake /sys/class/power_supply tree ($WAYLOOP_POWER_SUPPLY_DIR): a discharging battery and
+/// mains offline, until `mains(online: true)`. Removed when it goes.
+final class FakePower {
+    let dir: String
+
+    init(tag: String) throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-power-\(tag)-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: dir)
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir + "/BAT0", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: dir + "/AC", withIntermediateDirectories: true)
+        try "Battery\n".write(toFile: dir + "/BAT0/type", atomically: true, encoding: .utf8)
+        try "Discharging\n".write(toFile: dir + "/BAT0/status", atomically: true, encoding: .utf8)
+        try "Mains\n".write(toFile: dir + "/AC/type", atomically: true, encoding: .utf8)
+        try mains(online: false)
+    }
+
+    func mains(online: Bool) throws {
+        try (online ? "1\n" : "0\n").write(toFile: dir + "/AC/online", atomically: true, encoding: .utf8)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
+}

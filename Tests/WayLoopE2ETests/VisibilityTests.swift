@@ -130,20 +130,11 @@ final class VisibilityTests: XCTestCase {
         let sway = try Self.shared!.get()
         let out = sway.outputs[0]
         var env = sway.env
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-power-\(getpid())").path
-        try? FileManager.default.removeItem(atPath: dir)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let fm = FileManager.default
-        try fm.createDirectory(atPath: dir + "/BAT0", withIntermediateDirectories: true)
-        try fm.createDirectory(atPath: dir + "/AC", withIntermediateDirectories: true)
-        try "Battery\n".write(toFile: dir + "/BAT0/type", atomically: true, encoding: .utf8)
-        try "Discharging\n".write(toFile: dir + "/BAT0/status", atomically: true, encoding: .utf8)
-        try "Mains\n".write(toFile: dir + "/AC/type", atomically: true, encoding: .utf8)
-        try "0\n".write(toFile: dir + "/AC/online", atomically: true, encoding: .utf8)
-        env["WAYLOOP_POWER_SUPPLY_DIR"] = dir
+        let power = try FakePower(tag: "visibility")
+        env["WAYLOOP_POWER_SUPPLY_DIR"] = power.dir
         let w = try Wayloop(["--pause-on-battery", Repo.clip("grid.mp4")], env: env)
         XCTAssertTrue(w.waitForState(out, state: "paused", reason: "battery"), "\(w.lastStatus); \(w.stderr)")
-        try "1\n".write(toFile: dir + "/AC/online", atomically: true, encoding: .utf8)
+        try power.mains(online: true)
         XCTAssertTrue(w.waitForState(out, state: "playing", timeout: 12), "\(w.lastStatus); \(w.stderr)")
         XCTAssertEqual(w.stop(), 0)
     }

@@ -57,12 +57,16 @@ final class App {
     var lastPressure: Nanos = -PressurePlan.minInterval
     /// The playlist runs in use.
     let playlists: PlaylistRuns
+    /// Where start-up time went, until the first frame is on screen (then one debug line).
+    var startup: StartupTimeline?
     /// Every deadline of the loop, each registered once (registerTimers).
     let timers = TimerList()
     static let changeSettle: Nanos = 300_000_000
 
     init(options: Options, commandLine: Options, configEntries: [OutputEntry], log: Logger,
-         display: WLDisplay, signals: SignalFD, wakeup: WakeupFD, videos: VideoTable<Clip>, control: ControlServer) {
+         display: WLDisplay, signals: SignalFD, wakeup: WakeupFD, videos: VideoTable<Clip>, control: ControlServer,
+         startup: StartupTimeline) {
+        self.startup = startup
         self.options = options
         self.commandLine = commandLine
         self.configEntries = configEntries
@@ -127,6 +131,7 @@ final class App {
         if let status = startupRoundtrip() { return status }
         if let m = registry.xdgOutputManager { for h in heads.values { h.output.attachXdgOutput(manager: m) } }
         if let status = startupRoundtrip() { return status }
+        startup?.mark(.outputs, at: Sys.now())
         guard registry.compositor != nil else {
             wlog.error("the compositor does not offer wl_compositor")
             return .missingProtocol
@@ -154,6 +159,7 @@ final class App {
             toplevels = t
         }
         if let status = startRenderer(request, early) ?? startTrace() { return status }
+        startup?.mark(.renderer, at: Sys.now())
         for case .named(let pattern) in options.entries.map(\.selector) where !heads.values.contains(where: {
             OutputMatch.matches(pattern: pattern, name: $0.output.info.name, description: $0.output.info.description)
         }) {
@@ -265,6 +271,7 @@ final class App {
                 videos.setFailure(path, e)
                 stopVideo(path)
             } else if let info = v.info {
+                startup?.mark(.decoded, at: Sys.now())
                 started = true
                 log.notice("playing '\(path)' (\(info))")
             }

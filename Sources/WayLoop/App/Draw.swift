@@ -13,8 +13,11 @@ extension App {
         })
         timers.add("release-after", due: { [unowned self] now in
             // One wake-up to release a video nobody has seen for a while (none while released).
+            // The snapshot is built only when some video is hidden: not on every pass of playback.
+            let hidden = videos.open.filter { Director.isHidden($0.path, among: heads.values) }
+            guard !hidden.isEmpty else { return nil }
             let w = world()
-            return videos.open.filter { Director.mayRelease($0.path, w) }.map { max(now, $0.clip.lastDrawn + releaseAfter) }.min()
+            return hidden.filter { Director.mayRelease($0.path, w) }.map { max(now, $0.clip.lastDrawn + releaseAfter) }.min()
         }, fire: { [unowned self] now in releaseUnseen(now: now) })
         timers.add("power", due: { [unowned self] _ in wantsPowerChecks ? nextPowerCheck : nil },
                    fire: { [unowned self] now in checkPower(now: now) })
@@ -24,11 +27,9 @@ extension App {
                    fire: { [unowned self] now in control?.expireIdle(now: now) })
         // Only for clips someone can see: a paused output must not restart from frame 0.
         timers.add("regrow", due: { [unowned self] now in
-            let w = world()
-            return videos.open.filter { !Director.isHidden($0.path, w) }.compactMap { $0.clip.regrowDeadline(now: now) }.min()
+            videos.open.filter { !Director.isHidden($0.path, among: heads.values) }.compactMap { $0.clip.regrowDeadline(now: now) }.min()
         }, fire: { [unowned self] now in
-            let w = world()
-            for (path, v) in videos.open where !Director.isHidden(path, w) { v.regrowIfDue(now: now) }
+            for (path, v) in videos.open where !Director.isHidden(path, among: heads.values) { v.regrowIfDue(now: now) }
         })
         // A still picture wakes nothing: the end of its interval or passes does (the playlists'
         // clocks run every pass).
@@ -45,7 +46,7 @@ extension App {
 
     func fireTimers(now: Nanos) { timers.fire(now: now) }
 
-    private var wantsPowerChecks: Bool { heads.values.contains { $0.drawn?.pauseOnBattery == true } }
+    private var wantsPowerChecks: Bool { heads.values.contains { $0.drawn.map { $0.pauseOnBattery || $0.batteryFps > 0 } == true } }
 
     private func checkPower(now: Nanos) {
         nextPowerCheck = now + 5 * .nanosPerSecond
@@ -53,6 +54,8 @@ extension App {
         if battery != onBattery {
             onBattery = battery
             for h in heads.values { updatePause(h) }
+            // --battery-fps: the caps change.
+            needsReconcile = true
         }
     }
 
@@ -76,6 +79,8 @@ extension App {
         if let path = report.restarted { log.debug("'\(path)': wanted again: decoder restarted") }
         if let failure = report.failure { log.error("\(h.name): \(failure)") }
         if report.hidden { apply(h, .pause(.hidden)) }
+        if report.resized { startup?.mark(.configured, at: now) }
+        if report.committed { startup?.mark(.committed, at: Sys.now()) }
         if report.resized || report.fadeEnded { needsReconcile = true }
     }
 

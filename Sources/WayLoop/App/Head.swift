@@ -4,7 +4,7 @@
 // Main thread only.
 import WayLoopCore
 
-final class Head {
+final class Head: FrameTaker {
     let output: Output
     var id: UInt32 { output.globalName }
     var name: String { output.displayName }
@@ -34,6 +34,12 @@ final class Head {
     var nextTransition: Transition?
     /// idle, loading, playing, paused(reason), failed.
     var player = PlayerStateMachine()
+    /// Running on battery (the app's power check): `--battery-fps` applies.
+    var onBattery = false
+    /// The slot of the frame last committed under a cap (FrameCap; nil: drawn without one).
+    var shownSlot: Int64?
+    /// Frames per second at most, now (nil: no cap).
+    var cap: Double? { drawn.flatMap { FrameCap.effective(maxFps: $0.maxFps, batteryFps: $0.batteryFps, onBattery: onBattery) } }
     /// It draws `path`, or fades it out.
     func shows(_ path: String) -> Bool { drawn?.video == path || fade?.from.video == path }
     /// Drawing is paused (user, fullscreen, battery); `hidden` stops by itself (no callbacks).

@@ -14,6 +14,8 @@ struct DrawReport {
     var fadeEnded = false
     /// A released video's decoder was started again (its path).
     var restarted: String?
+    /// It committed a picture (a frame, a fade's step or the colour).
+    var committed = false
     /// Drawing failed for good: the surface is gone until the settings change; the line says why.
     var failure: String?
 }
@@ -35,14 +37,22 @@ extension Head {
         } else if let v = c.drawn, v.isReady {
             picture = v.picture
             let step = fadeStep(c)
+            // Under a cap, the next frame worth a commit is the first of the next slot.
+            let slotStart = FrameCap.nextStart(shownSlot: shownSlot, cap: cap).flatMap(v.wallTime(ofMedia:))
             content = .video(Schedule.Video(released: v.isReleased, hasFrame: v.current != nil,
-                                            frameIsNew: s.shownSerial != v.serial || step.map { now >= $0 } == true,
-                                            nextDue: [v.nextDeadline, step].compactMap { $0 }.min()))
+                                            frameIsNew: isNew(v) || step.map { now >= $0 } == true,
+                                            nextDue: [v.nextDeadline.map { max($0, slotStart ?? $0) }, step].compactMap { $0 }.min()))
         }
         return Schedule.Output(configured: s.isConfigured, needsRedraw: s.needsRedraw, awaitingFrame: s.awaitingFrame,
                                frameRequestedAt: s.frameRequestedAt, hidden: player.pauseReasons.contains(.hidden),
                                paused: drawPaused, sinkCanDraw: sink.canDraw(picture, settings: solid == nil ? drawn : nil, on: s),
                                content: content)
+    }
+
+    /// The clip's frame is not the one committed here, and is worth a commit under the cap.
+    private func isNew(_ v: Clip) -> Bool {
+        guard let s = surface, s.shownSerial != v.serial else { return false }
+        return v.current.map { FrameCap.isNew(mediaTime: $0.mediaTime, shownSlot: shownSlot, cap: cap) } ?? true
     }
 
     /// When a fade's next step is due, like a new frame (nil: no fade that can draw).
@@ -72,6 +82,7 @@ extension Head {
                 guard s.needsRedraw else { return report }
                 try sink.present(colour: colour, on: s)
                 s.didDraw(serial: 0)
+                report.committed = true
                 return report
             }
             try drawVideo(c, on: s, sink: sink, now: now, trace: trace, shared: shared, report: &report)
@@ -95,11 +106,13 @@ extension Head {
         if !drawPaused || v.current == nil { _ = v.advance(now: now) }  // once per pass, however many outputs show it
         let fading = fadeLayer(c.fading, now: now, report: &report)
         let stepDue = fading != nil && now >= lastFadeDraw + Transition.fadeStep
-        guard let frame = v.current, let picture = v.picture, s.needsRedraw || s.shownSerial != v.serial || stepDue else { return }
+        guard let frame = v.current, let picture = v.picture, s.needsRedraw || isNew(v) || stepDue else { return }
         try sink.present(picture, settings: settings, on: s, shared: fading == nil && shared(v, s.bufferSize), fading: fading) {
             trace?.committing(output: id, name: name, surface: s.wlSurface, frame: frame, at: now)
         }
         s.didDraw(serial: v.serial)
+        report.committed = true
+        shownSlot = cap.map { FrameCap.slot(frame.mediaTime, fps: $0) }
         v.lastDrawn = now
         if fading != nil { lastFadeDraw = now }
         presentedVideo = settings.video

@@ -23,6 +23,7 @@ extension App {
         }
         syncVideos()
         updateDecodeScales()
+        applyCaps()
         watcher?.watch(watchedFiles, directories: playlists.sources.filter(PlaylistSource.isDirectory))
         requests.resolvePending()
     }
@@ -120,6 +121,17 @@ extension App {
             let outputs = outputsShowing(path)
             v.setDecodeScale(DecodeScale.factor(video: Size(width: info.width, height: info.height),
                                                 turned: info.orientation.rotation % 180 != 0, outputs: outputs), outputs: outputs)
+        }
+    }
+
+    /// `--max-fps` and `--battery-fps`: each output's cap now, and what each clip's decoder may
+    /// skip for the outputs that show it (FrameCap.skipCap; a video fading out is not capped).
+    func applyCaps() {
+        for h in heads.values { h.onBattery = onBattery }
+        for (path, v) in videos.open {
+            let caps = heads.values.filter { $0.shows(path) }.map { $0.drawn?.video == path ? $0.cap : nil }
+            v.frameCap = FrameCap.clipCap(caps)
+            v.setSkipCap(FrameCap.skipCap(caps: caps, clipFps: v.info?.frameRate))
         }
     }
 

@@ -201,7 +201,8 @@ final class Requests: ControlServerDelegate {
                                 mode: (active ?? target)?.mode, state: state, position: position,
                                 framesShown: h.surface?.framesShown ?? 0, framesDropped: v?.dropped ?? 0,
                                 showing: showing, renderer: h.sink?.kind.rawValue ?? app.rendererKind?.rawValue,
-                                decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: app.playlistStatus(h))
+                                decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: app.playlistStatus(h),
+                                maxFps: h.cap)
         }
     }
 

@@ -10,6 +10,8 @@ enum Launch {
     /// Runs WayLoop to the end and returns the exit status. `arguments` (argv without the
     /// program name) are handed to an instance already running on this display.
     static func run(options cli: Options, arguments: [String], log: Logger) -> ExitStatus {
+        var startup = StartupTimeline(exec: Sys.execTime())
+        startup.mark(.main, at: Sys.now())
         let configEntries: [OutputEntry]
         switch loadConfig(cli) {
         case .failure(let e):
@@ -26,6 +28,7 @@ enum Launch {
         }
         var videos = VideoTable<Clip>()
         if !checkVideos(options, into: &videos, log: log) { return .badVideo }
+        startup.mark(.checked, at: Sys.now())
         // The Wayland socket lives in XDG_RUNTIME_DIR (unless WAYLAND_DISPLAY is a path): say so in
         // one line, before libwayland prints its own.
         if let problem = Sys.runtimeDirectoryProblem {
@@ -53,12 +56,13 @@ enum Launch {
         defer { signals.close() }
         guard let display = connect(log: log) else { return .noCompositor }
         defer { display.disconnect() }
+        startup.mark(.connected, at: Sys.now())
         // Large blocks (decoded frames, buffers of outputs that come and go) always through
         // mmap, so freeing them returns the memory: glibc's moving threshold would otherwise
         // keep them in the heap after the first free, and RSS would creep up (measured).
         _ = csys_set_mmap_threshold(128 * 1024)
         let app = App(options: options, commandLine: cli, configEntries: configEntries, log: log,
-                      display: display, signals: signals, wakeup: wakeup, videos: videos, control: server)
+                      display: display, signals: signals, wakeup: wakeup, videos: videos, control: server, startup: startup)
         return app.run()
     }
 

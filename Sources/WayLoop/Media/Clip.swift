@@ -118,6 +118,7 @@ final class Clip {
                                cacheBudget: cacheBudget, decoderThreads: decoderThreads)
         // Only a scale the main thread worked out: until then the decoder guesses from `outputs`.
         if scaleSent { channel.targetScale = decodeScale }
+        channel.skipCap = skipCap
         channel.outputs = outputs
         thread = Decoder.start(path: path, channel: channel, log: log)
         clock = PlaybackClock()
@@ -157,8 +158,11 @@ final class Clip {
         let next: StampedFrame<FrameHandle>?
         if let media = clock.mediaTime(at: now) {
             let (f, d) = channel.takeDue(at: media)
-            if d > 0 { log.trace("dropped \(d) late frame(s)") }
-            dropped += d
+            // Under a cap on every output, the frames between slots are skipped on purpose.
+            if d > 0 && frameCap == nil {
+                log.trace("dropped \(d) late frame(s)")
+                dropped += d
+            }
             next = f
         } else {
             next = channel.takeNext()
@@ -189,6 +193,21 @@ final class Clip {
     var nextPass: Int? { channel.headPass }
     /// One frame, shown for ever: nothing more is decoded or queued.
     var isStill: Bool { channel.isStill }
+
+    /// The highest cap of the outputs that show it (nil: some output has none): FrameCap.clipCap.
+    var frameCap: Double?
+
+    /// The cap its decoder may skip frames for (FrameCap.skipCap; nil: every frame), from the
+    /// next packet on.
+    func setSkipCap(_ cap: Double?) {
+        guard cap != skipCap else { return }
+        skipCap = cap
+        channel.skipCap = cap
+    }
+    private(set) var skipCap: Double?
+
+    /// The wall time at which media time `t` is due (nil: the clock has not started).
+    func wallTime(ofMedia t: Nanos) -> Nanos? { clock.wallTime(of: t) }
 
     /// When the next queued frame is due (nil: nothing queued; the decoder will wake us).
     var nextDeadline: Nanos? {

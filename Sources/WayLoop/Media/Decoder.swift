@@ -20,6 +20,8 @@ final class Decoder {
     private var nominalDuration: Nanos = 40_000_000
     private var draining = false
     private var stamper = LoopStamper<FrameHandle>()
+    /// The pass's source frames, for indices and the pass's end when some are left out.
+    private var passFrames = PassFrames()
     private var converter: PixelConverter?
     private var seenErrors: Set<Int32> = []
     private var decodeErrors = 0
@@ -206,6 +208,8 @@ final class Decoder {
         }
         while !channel.shouldStop {
             if intraOnly { try followLowres(atPassStart: false) }
+            // A cached pass is decoded whole (the cache may be replayed after the cap is lifted).
+            followSkipCap(caching ? nil : channel.skipCap)
             guard let frame = channel.obtainFrame() else { throw .decodeFailed(path, reason: "out of memory") }
             switch nextFrame(into: frame) {
             case .frame:
@@ -215,7 +219,9 @@ final class Decoder {
                 let pts = ready.pointee.best_effort_timestamp
                 let ptsNs: Nanos? = pts == avx_nopts() ? nil : rescale(pts)
                 let own = rescale(avx_frame_duration(ready))
-                if let out = stamper.push(FrameHandle(frame: ready), pts: ptsNs, ownDuration: own > 0 ? own : nominalDuration) {
+                let index = ptsNs.map { passFrames.index(ofFrame: $0) }
+                if let out = stamper.push(FrameHandle(frame: ready), pts: ptsNs, ownDuration: own > 0 ? own : nominalDuration,
+                                          index: passFrames.skipped ? index : nil) {
                     remember(out)
                     guard channel.push(out) else { channel.recycle(out.payload); return }
                     if !announced { announced = true; channel.setStatus(.ready(info)) }
@@ -223,7 +229,9 @@ final class Decoder {
             case .endOfPass:
                 channel.recycle(FrameHandle(frame: frame))
                 let pass = stamper.pass
-                if let last = stamper.wrap() {
+                let end = passFrames.skipped ? passFrames.end : nil
+                passFrames.reset()
+                if let last = stamper.wrap(end: end) {
                     remember(last)
                     guard channel.push(last) else { channel.recycle(last.payload); return }
                     if !announced { announced = true; channel.setStatus(.ready(info)) }
@@ -304,6 +312,36 @@ final class Decoder {
         draining = false
     }
 
+    /// `--max-fps`: the cap frames are skipped for (FrameCap.skipCap; nil: none).
+    private var skipCap: Double?
+
+    /// Takes the main thread's skip cap (logged when it changes).
+    private func followSkipCap(_ cap: Double?) {
+        guard cap != skipCap else { return }
+        skipCap = cap
+        if cap == nil { codec?.pointee.skip_frame = AVDISCARD_DEFAULT }
+        log.debug(cap.map { "capped at \(FrameCap.text($0)) fps: of the frames no output shows, "
+            + (intraOnly ? "none is decoded" : "only references are decoded") } ?? "every frame is decoded")
+    }
+
+    /// Under a skip cap: true when the packet's frame is one no output commits and an
+    /// intra-only codec can skip it whole; for other codecs, the codec is told to leave it out
+    /// if no other frame refers to it (skip_frame is read per packet, frame threads included).
+    private func skipsPacket(_ p: UnsafeMutablePointer<AVPacket>) -> Bool {
+        guard p.pointee.pts != avx_nopts() else { return false }
+        let pts = rescale(p.pointee.pts)
+        var wanted = true
+        if let cap = skipCap, let t = stamper.mediaTime(ofPts: pts) {
+            wanted = FrameCap.wanted(t, frameDuration: nominalDuration, cap: cap)
+        }
+        let duration = rescale(p.pointee.duration)
+        passFrames.packet(pts: pts, duration: duration > 0 ? duration : nominalDuration, skipped: !wanted)
+        guard skipCap != nil, let codec else { return false }
+        if intraOnly { return !wanted }
+        codec.pointee.skip_frame = wanted ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
+        return false
+    }
+
     private enum Step { case frame, endOfPass }
 
     /// Receives the next decoded frame, feeding packets as the codec asks. Corrupt packets are
@@ -328,7 +366,7 @@ final class Decoder {
                 continue
             }
             defer { av_packet_unref(packet) }
-            if packet.pointee.stream_index != streamIndex { continue }
+            if packet.pointee.stream_index != streamIndex || skipsPacket(packet) { continue }
             let s = avcodec_send_packet(codec, packet)
             if s < 0 && s != avx_error_eagain() { noteError(s, "skipped a corrupt packet") }
         }

@@ -58,6 +58,14 @@ final class FrameChannel: @unchecked Sendable {
         get { lock.withLock { _targetScale } }
         set { lock.withLock { _targetScale = newValue; _targetScaleIsSet = true } }
     }
+    /// The cap the decoder may skip frames for (FrameCap.skipCap; nil: none). Set by the main
+    /// thread; the decoder applies it from its next packet, except while it fills the loop
+    /// cache (a cached pass is decoded whole, so that lifting the cap never replays a thinned loop).
+    private var _skipCap: Double?
+    var skipCap: Double? {
+        get { lock.withLock { _skipCap } }
+        set { lock.withLock { _skipCap = newValue } }
+    }
     /// The main thread has said (it can only once the video is open).
     var targetScaleIsSet: Bool { lock.withLock { _targetScaleIsSet } }
     /// The outputs that will show the video (buffer or mode size, scale mode), set before the
@@ -269,7 +277,7 @@ final class FrameChannel: @unchecked Sendable {
     func takeDue(at mediaTime: Nanos) -> (frame: StampedFrame<FrameHandle>?, dropped: Int) {
         var late: [FrameHandle] = []
         let shown: StampedFrame<FrameHandle>? = lock.withLock {
-            let n = FramePick.dueCount(queued: queue.lazy.map(\.mediaTime), at: mediaTime)
+            let n = FramePick.dueCount(queued: queue.lazy.map { $0.mediaTime }, at: mediaTime)
             guard n > 0 else { return nil }
             for _ in 0..<(n - 1) { if let f = popCounted() { late.append(f.payload) } }
             lock.broadcast()

@@ -12,6 +12,21 @@ enum Sys {
         return Nanos(ts.tv_sec) * .nanosPerSecond + Nanos(ts.tv_nsec)
     }
 
+    /// When this process was executed, on CLOCK_MONOTONIC: its start time in /proc/self/stat
+    /// (clock ticks since boot, 10 ms here) against CLOCK_BOOTTIME now. nil if unreadable.
+    static func execTime() -> Nanos? {
+        guard case .success(let text) = readFile("/proc/self/stat", limit: 4096), let close = text.lastIndex(of: ")") else { return nil }
+        // Fields after the command name (which may hold spaces): state is field 3, starttime 22.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let ticks = Int64(fields[19]) else { return nil }
+        let hz = Int64(sysconf(Int32(_SC_CLK_TCK)))
+        guard hz > 0 else { return nil }
+        var boot = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        let sinceExec = Nanos(boot.tv_sec) * .nanosPerSecond + Nanos(boot.tv_nsec) - ticks * (.nanosPerSecond / hz)
+        return now() - max(0, sinceExec)
+    }
+
     /// stderr is systemd's journal stream (JOURNAL_STREAM names fd 2): lines carry priorities.
     static let stderrIsJournal: Bool = {
         var st = stat()

@@ -1,0 +1,146 @@
+// `--max-fps`: frames past the cap are never committed, the video keeps its own speed (the
+// frames committed are spaced by 1/cap of media time, through the loop seam), the decoder
+// leaves out the non-reference frames when it may (and not while it fills the loop cache),
+// `ctl set --max-fps` changes or lifts the cap at run time, `ctl status` says it, and a bad
+// value is one line. Read from the --trace-frames record of what was committed: media times,
+// not wall times.
+import Foundation
+import XCTest
+
+final class FrameCapTests: XCTestCase {
+    nonisolated(unsafe) static var shared: SharedCompositor?
+    /// seam-30.mp4: 30 fps, 1 s, x264 with B-frames (-bf 3).
+    static let clip = "seam-30.mp4"
+    static let frame: Int64 = 33_333_333
+
+    override class func setUp() {
+        super.setUp()
+        shared = SharedCompositor(outputs: ["640x360"])
+    }
+
+    override class func tearDown() {
+        shared?.stop()
+        super.tearDown()
+    }
+
+    private func tracePath(_ tag: String) -> String {
+        let p = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-cap-\(getpid())-\(tag)").path
+        try? FileManager.default.removeItem(atPath: p)
+        return p
+    }
+
+    /// The committed frames of passes `passes` on the first output.
+    private func committed(_ trace: String, output: String, passes: ClosedRange<Int>) -> [TraceFile.Record] {
+        TraceFile.records(trace).filter { $0.output == output && passes.contains($0.pass) }
+    }
+
+    /// Every gap between consecutive commits is 1/cap of media time, give or take one source
+    /// frame (a slot whose own frame the decoder left out takes the next one); each pass has
+    /// about cap commits.
+    private func checkCapped(_ recs: [TraceFile.Record], cap: Int64, passes: ClosedRange<Int>, file: StaticString = #filePath, line: UInt = #line) {
+        let slot = 1_000_000_000 / cap
+        XCTAssertGreaterThan(recs.count, 0, "nothing committed", file: file, line: line)
+        for (a, b) in zip(recs, recs.dropFirst()) {
+            let gap = b.media - a.media
+            XCTAssertTrue(gap >= slot - Self.frame - 1_000_000 && gap <= slot + Self.frame + 1_000_000,
+                          "frames \(a.pass).\(a.index) -> \(b.pass).\(b.index): \(gap / 1_000_000) ms of media time apart, not ~\(slot / 1_000_000)",
+                          file: file, line: line)
+        }
+        for p in passes {
+            let n = recs.filter { $0.pass == p }.count
+            XCTAssertTrue((Int(cap) - 1...Int(cap) + 1).contains(n), "pass \(p): \(n) commits, not ~\(cap)", file: file, line: line)
+        }
+    }
+
+    func testACapOfTenOnThirtyCommitsEveryThirdFrameAndDecodesFewer() throws {
+        let sway = try Self.shared!.get()
+        let trace = tracePath("10")
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        // No loop cache: every pass is decoded, so the decoder may skip.
+        let w = try Wayloop(["-v", "--cache-mb", "0", "--max-fps", "10", "--trace-frames", trace, Repo.clip(Self.clip)], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= 5 || !w.isRunning }, "the trace never reached pass 5: \(w.stderr)")
+        XCTAssertTrue(w.stderr.contains("capped at 10 fps: of the frames no output shows, only references are decoded"), w.stderr)
+        let recs = committed(trace, output: sway.outputs[0], passes: 1...4)
+        checkCapped(recs, cap: 10, passes: 1...4)
+        // The frames committed are always decoded (only the others may be left out): exactly
+        // every third frame, as from the loop cache.
+        for (a, b) in zip(recs, recs.dropFirst()) where a.pass == b.pass {
+            XCTAssertEqual(b.index - a.index, 3, "frames \(a.pass).\(a.index) -> \(b.index)")
+        }
+        XCTAssertTrue(try w.waitForStatus { outs in (outs.first?["max_fps"] as? Double) == 10 }, w.lastStatus)
+        let status = Shell.run([Repo.binary, "ctl", "status"], env: sway.env, timeout: 20)
+        XCTAssertTrue(status.stdout.contains("at most 10 fps"), status.stdout)
+        XCTAssertTrue(try w.waitForStatus { outs in (outs.first?["frames_dropped"] as? Double) == 0 }, "frames past the cap counted as dropped: \(w.lastStatus)")
+
+        // Lifted at run time: every frame again, and every frame decoded.
+        let set = Shell.run([Repo.binary, "ctl", "set", "*", "--max-fps", "0"], env: sway.env, timeout: 30)
+        XCTAssertEqual(set.status, 0, set.stderr)
+        XCTAssertTrue(w.waitFor("every frame is decoded"), w.stderr)
+        XCTAssertTrue(try w.waitForStatus { outs in outs.first?["max_fps"] == nil }, w.lastStatus)
+        let from = TraceFile.maxPass(trace) + 1
+        XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= from + 2 || !w.isRunning }, w.stderr)
+        let full = committed(trace, output: sway.outputs[0], passes: from + 1...from + 1)
+        XCTAssertEqual(full.map(\.index), Array(0..<30), "after --max-fps 0 not every frame was committed")
+    }
+
+    /// A clip held in the loop cache decodes its one pass whole (the cap may be lifted later:
+    /// the replay must not be thinned) and the cap picks exactly every third cached frame.
+    func testACachedClipIsDecodedWholeAndCappedOnReplay() throws {
+        let sway = try Self.shared!.get()
+        let trace = tracePath("cached")
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        let w = try Wayloop(["-v", "--max-fps", "10", "--trace-frames", trace, Repo.clip(Self.clip)], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= 4 || !w.isRunning }, "the trace never reached pass 4: \(w.stderr)")
+        XCTAssertTrue(w.stderr.contains("the whole loop is in memory (30 frames"), w.stderr)
+        XCTAssertFalse(w.stderr.contains("only references are decoded"), w.stderr)
+        let recs = committed(trace, output: sway.outputs[0], passes: 1...3)
+        checkCapped(recs, cap: 10, passes: 1...3)
+        // Every frame is there to pick from: the steps are exactly three frames.
+        for (a, b) in zip(recs, recs.dropFirst()) where a.pass == b.pass {
+            XCTAssertEqual(b.index - a.index, 3, "frames \(a.pass).\(a.index) -> \(b.index)")
+        }
+    }
+
+    /// `--battery-fps` follows the power monitor (a fake power_supply tree): capped while
+    /// discharging, the cap gone once mains is back.
+    func testBatteryFpsCapsOnlyOnBattery() throws {
+        let sway = try Self.shared!.get()
+        let power = try FakePower(tag: "cap")
+        var env = sway.env
+        env["WAYLOOP_POWER_SUPPLY_DIR"] = power.dir
+        let trace = tracePath("battery")
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        let w = try Wayloop(["--max-fps", "15", "--battery-fps", "5", "--trace-frames", trace, Repo.clip(Self.clip)], env: env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(try w.waitForStatus(env: env) { outs in (outs.first?["max_fps"] as? Double) == 5 }, "\(w.lastStatus); \(w.stderr)")
+        var from = TraceFile.maxPass(trace) + 1
+        XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= from + 3 || !w.isRunning }, w.stderr)
+        checkCapped(committed(trace, output: sway.outputs[0], passes: from + 1...from + 2), cap: 5, passes: from + 1...from + 2)
+        try power.mains(online: true)
+        // The power check runs every 5 s; then --max-fps alone applies.
+        XCTAssertTrue(try w.waitForStatus(timeout: 15, env: env) { outs in (outs.first?["max_fps"] as? Double) == 15 }, "\(w.lastStatus); \(w.stderr)")
+        from = TraceFile.maxPass(trace) + 1
+        XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= from + 3 || !w.isRunning }, w.stderr)
+        checkCapped(committed(trace, output: sway.outputs[0], passes: from + 1...from + 2), cap: 15, passes: from + 1...from + 2)
+    }
+
+    func testABadCapIsOneLine() throws {
+        let r = Shell.run([Repo.binary, "--max-fps", "0.5", Repo.clip(Self.clip)], timeout: 20)
+        XCTAssertEqual(r.status, 2, r.stderr)
+        let lines = r.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("'0.5' is not a number of frames per second from 1 to 1000, or 0 for no cap"), r.stderr)
+
+        let sway = try Self.shared!.get()
+        let w = try Wayloop([Repo.clip(Self.clip)], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        let set = Shell.run([Repo.binary, "ctl", "set", "*", "--battery-fps", "fast"], env: sway.env, timeout: 20)
+        XCTAssertEqual(set.status, 2, set.stderr)
+        XCTAssertEqual(set.stderr.split(separator: "\n").count, 1, set.stderr)
+        XCTAssertTrue(set.stderr.contains("'fast' is not a number of frames per second"), set.stderr)
+        XCTAssertTrue(w.isRunning)
+    }
+}
