@@ -37,6 +37,20 @@ public struct StartupTimeline: Sendable {
 
     public var isComplete: Bool { marks[.presented] != nil }
 
+    /// A draw pass configured a surface or committed a picture (the first of each counts).
+    public mutating func drew(configured: Bool, committed: Bool, at t: Nanos) {
+        if configured { mark(.configured, at: t) }
+        if committed { mark(.committed, at: t) }
+    }
+
+    /// A frame callback at `t`: once something was committed, the first frame is on screen;
+    /// returns the line (nil: nothing committed yet).
+    public mutating func presented(at t: Nanos) -> String? {
+        guard marks[.committed] != nil else { return nil }
+        mark(.presented, at: t)
+        return line
+    }
+
     /// "first frame on screen 48 ms after exec: main 6, checked 9, …, presented 48 (ms after exec)".
     public var line: String? {
         guard let end = marks[.presented], let origin = exec ?? marks[.main] else { return nil }

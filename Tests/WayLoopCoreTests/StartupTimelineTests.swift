@@ -28,4 +28,14 @@ final class StartupTimelineTests: XCTestCase {
         t.mark(.presented, at: 100 + 5_000_000)
         XCTAssertEqual(t.line, "first frame on screen 5.0 ms after main: main 0.0, committed 2.0, presented 5.0 (ms after main)")
     }
+
+    func testAFrameCallbackBeforeAnyCommitIsNotTheFirstFrame() {
+        var t = StartupTimeline(exec: 0)
+        XCTAssertNil(t.presented(at: 5))
+        t.drew(configured: true, committed: false, at: 7)
+        XCTAssertNil(t.presented(at: 8))
+        t.drew(configured: true, committed: true, at: 9_000_000)
+        XCTAssertEqual(t.marks[.configured], 7)
+        XCTAssertEqual(t.presented(at: 10_000_000), "first frame on screen 10.0 ms after exec: configured 0.0, committed 9.0, presented 10.0 (ms after exec)")
+    }
 }

@@ -12,8 +12,8 @@ extension App {
             heads.values.compactMap { $0.scheduleState(clips($0), now: now).flatMap { Schedule.wake($0, now: now) } }.min()
         })
         timers.add("release-after", due: { [unowned self] now in
-            // One wake-up to release a video nobody has seen for a while (none while released).
-            // The snapshot is built only when some video is hidden: not on every pass of playback.
+            // One wake-up to release a video nobody has seen for a while (none while released; no
+            // snapshot unless a video is hidden).
             let hidden = videos.open.filter { Director.isHidden($0.path, among: heads.values) }
             guard !hidden.isEmpty else { return nil }
             let w = world()
@@ -54,8 +54,7 @@ extension App {
         if battery != onBattery {
             onBattery = battery
             for h in heads.values { updatePause(h) }
-            // --battery-fps: the caps change.
-            needsReconcile = true
+            needsReconcile = true  // --battery-fps: the caps change
         }
     }
 
@@ -79,8 +78,7 @@ extension App {
         if let path = report.restarted { log.debug("'\(path)': wanted again: decoder restarted") }
         if let failure = report.failure { log.error("\(h.name): \(failure)") }
         if report.hidden { apply(h, .pause(.hidden)) }
-        if report.resized { startup?.mark(.configured, at: now) }
-        if report.committed { startup?.mark(.committed, at: Sys.now()) }
+        startup?.drew(configured: report.resized, committed: report.committed, at: Sys.now())
         if report.resized || report.fadeEnded { needsReconcile = true }
     }
 

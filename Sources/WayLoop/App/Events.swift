@@ -57,11 +57,7 @@ extension App: LayerSurfaceDelegate {
         guard let h = heads[surface.outputID] else { return }
         apply(h, .resume(.hidden))
         if let v = h.drawn.flatMap({ videos.clip($0.video) }) { v.firstFramePresented(at: now) }
-        if startup?.marks[.committed] != nil {
-            startup?.mark(.presented, at: now)
-            if let line = startup?.line { log.debug(line) }
-            startup = nil
-        }
+        if let line = startup?.presented(at: now) { log.debug(line); startup = nil }
     }
 }
 

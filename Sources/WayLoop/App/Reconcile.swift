@@ -124,15 +124,11 @@ extension App {
         }
     }
 
-    /// `--max-fps` and `--battery-fps`: each output's cap now, and what each clip's decoder may
-    /// skip for the outputs that show it (FrameCap.skipCap; a video fading out is not capped).
+    /// `--max-fps`, `--battery-fps`: each output's cap now, and each clip's from the outputs
+    /// that show it (Clip.follow; a video fading out is not capped).
     func applyCaps() {
         for h in heads.values { h.onBattery = onBattery }
-        for (path, v) in videos.open {
-            let caps = heads.values.filter { $0.shows(path) }.map { $0.drawn?.video == path ? $0.cap : nil }
-            v.frameCap = FrameCap.clipCap(caps)
-            v.setSkipCap(FrameCap.skipCap(caps: caps, clipFps: v.info?.frameRate))
-        }
+        for (path, v) in videos.open { v.follow(caps: heads.values.filter { $0.shows(path) }.map { $0.drawn?.video == path ? $0.cap : nil }) }
     }
 
     /// The outputs that show or will show `path`, and what each needs of it (Head.need).

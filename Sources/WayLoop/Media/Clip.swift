@@ -195,11 +195,14 @@ final class Clip {
     var isStill: Bool { channel.isStill }
 
     /// The highest cap of the outputs that show it (nil: some output has none): FrameCap.clipCap.
-    var frameCap: Double?
+    private(set) var frameCap: Double?
 
-    /// The cap its decoder may skip frames for (FrameCap.skipCap; nil: every frame), from the
-    /// next packet on.
-    func setSkipCap(_ cap: Double?) {
+    /// The caps of the outputs that show it (nil: one without): the frames past them are not
+    /// drops (FrameCap.clipCap), and its decoder may skip frames from the next packet on
+    /// (FrameCap.skipCap; nil: every frame).
+    func follow(caps: [Double?]) {
+        frameCap = FrameCap.clipCap(caps)
+        let cap = FrameCap.skipCap(caps: caps, clipFps: info?.frameRate)
         guard cap != skipCap else { return }
         skipCap = cap
         channel.skipCap = cap
