@@ -37,10 +37,11 @@ public struct StartupTimeline: Sendable {
 
     public var isComplete: Bool { marks[.presented] != nil }
 
-    /// A draw pass configured a surface or committed a picture (the first of each counts).
-    public mutating func drew(configured: Bool, committed: Bool, at t: Nanos) {
-        if configured { mark(.configured, at: t) }
-        if committed { mark(.committed, at: t) }
+    /// A draw pass configured a surface (when it began) or committed a picture (when that was
+    /// done); nil: it did not. The first of each counts.
+    public mutating func drew(configured: Nanos?, committed: Nanos?) {
+        if let configured { mark(.configured, at: configured) }
+        if let committed { mark(.committed, at: committed) }
     }
 
     /// A frame callback at `t`: once something was committed, the first frame is on screen;

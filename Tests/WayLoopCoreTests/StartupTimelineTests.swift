@@ -32,9 +32,9 @@ final class StartupTimelineTests: XCTestCase {
     func testAFrameCallbackBeforeAnyCommitIsNotTheFirstFrame() {
         var t = StartupTimeline(exec: 0)
         XCTAssertNil(t.presented(at: 5))
-        t.drew(configured: true, committed: false, at: 7)
+        t.drew(configured: 7, committed: nil)
         XCTAssertNil(t.presented(at: 8))
-        t.drew(configured: true, committed: true, at: 9_000_000)
+        t.drew(configured: 8, committed: 9_000_000)
         XCTAssertEqual(t.marks[.configured], 7)
         XCTAssertEqual(t.presented(at: 10_000_000), "first frame on screen 10.0 ms after exec: configured 0.0, committed 9.0, presented 10.0 (ms after exec)")
     }

@@ -78,7 +78,7 @@ extension App {
         if let path = report.restarted { log.debug("'\(path)': wanted again: decoder restarted") }
         if let failure = report.failure { log.error("\(h.name): \(failure)") }
         if report.hidden { apply(h, .pause(.hidden)) }
-        startup?.drew(configured: report.resized, committed: report.committed, at: Sys.now())
+        startup?.drew(configured: report.resized ? now : nil, committed: report.committed ? Sys.now() : nil)
         if report.resized || report.fadeEnded { needsReconcile = true }
     }
 
