@@ -369,7 +369,7 @@ public struct OutputStatus: Equatable, Sendable {
         var s = "\(name): \(state)"
         if let video { s += ", \(video)" }
         if let mode { s += " (\(mode.rawValue))" }
-        if let position { s += ", at \(Self.seconds(position)) s" }
+        if let position { s += ", at \(String(oneDecimal: position)) s" }
         s += ", \(framesShown) frames shown, \(framesDropped) dropped"
         if let showing { s += ", showing \(showing) instead" }
         if let p = playlist { s += ", \(p.line)" }
@@ -378,9 +378,13 @@ public struct OutputStatus: Equatable, Sendable {
         return s
     }
 
-    static func seconds(_ x: Double) -> String {
+}
+
+extension String {
+    /// One decimal, rounded: 12.3 (`ctl status` seconds, the start-up line's milliseconds).
+    init(oneDecimal x: Double) {
         let t = Int((x * 10).rounded())
-        return "\(t / 10).\(t % 10)"
+        self = (t < 0 ? "-" : "") + "\(abs(t) / 10).\(abs(t) % 10)"
     }
 }
 
@@ -412,7 +416,7 @@ public struct PlaylistStatus: Equatable, Sendable {
 
     /// "playlist 2/5, next in 12.0 s".
     public var line: String {
-        "playlist \(position)/\(count)" + (nextSwitch.map { ", next in \(OutputStatus.seconds($0)) s" } ?? "")
+        "playlist \(position)/\(count)" + (nextSwitch.map { ", next in \(String(oneDecimal: $0)) s" } ?? "")
     }
 }
 

@@ -24,9 +24,11 @@ public enum FrameCap {
 
     /// The cap an output draws at (nil: none): `--max-fps`, lowered to `--battery-fps` while on
     /// battery. 0 means no cap for either.
+    /// (Asked several times a pass per output: no allocation.)
     public static func effective(maxFps: Double, batteryFps: Double, onBattery: Bool) -> Double? {
-        let caps = [maxFps, onBattery ? batteryFps : 0].filter { $0 > 0 }
-        return caps.min()
+        let always = maxFps > 0 ? maxFps : .infinity, battery = onBattery && batteryFps > 0 ? batteryFps : .infinity
+        let cap = min(always, battery)
+        return cap.isFinite ? cap : nil
     }
 
     /// A frame that starts this close before a slot's start counts as the slot's own (the

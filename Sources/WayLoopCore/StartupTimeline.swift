@@ -55,17 +55,9 @@ public struct StartupTimeline: Sendable {
     /// "first frame on screen 48 ms after exec: main 6, checked 9, …, presented 48 (ms after exec)".
     public var line: String? {
         guard let end = marks[.presented], let origin = exec ?? marks[.main] else { return nil }
-        let ms = { (t: Nanos) in String(format1: Double(t - origin) / 1e6) }
+        let ms = { (t: Nanos) in String(oneDecimal: Double(t - origin) / 1e6) }
         let steps = Step.allCases.compactMap { s in marks[s].map { "\(s.rawValue) \(ms($0))" } }
         return "first frame on screen \(ms(end)) ms after \(exec == nil ? "main" : "exec"): " + steps.joined(separator: ", ")
             + " (ms after \(exec == nil ? "main" : "exec"))"
-    }
-}
-
-extension String {
-    /// One decimal: 12.3.
-    init(format1 x: Double) {
-        let t = Int((x * 10).rounded())
-        self = (t < 0 ? "-" : "") + "\(abs(t) / 10).\(abs(t) % 10)"
     }
 }

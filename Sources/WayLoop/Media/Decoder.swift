@@ -324,9 +324,10 @@ final class Decoder {
             + (intraOnly ? "none is decoded" : "only references are decoded") } ?? "every frame is decoded")
     }
 
-    /// Under a skip cap: true when the packet's frame is one no output commits and an
-    /// intra-only codec can skip it whole; for other codecs, the codec is told to leave it out
-    /// if no other frame refers to it (skip_frame is read per packet, frame threads included).
+    /// Notes the packet in `passFrames` (every pass: the indices must count from its start);
+    /// under a skip cap, true when its frame is one no output commits and an intra-only codec
+    /// can skip it whole; for other codecs, the codec is told to leave it out if no other frame
+    /// refers to it (skip_frame is read per packet, frame threads included).
     private func skipsPacket(_ p: UnsafeMutablePointer<AVPacket>) -> Bool {
         guard p.pointee.pts != avx_nopts() else { return false }
         let pts = rescale(p.pointee.pts)
