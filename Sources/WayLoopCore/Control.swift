@@ -309,11 +309,15 @@ public struct OutputStatus: Equatable, Sendable {
     public var playlist: PlaylistStatus?
     /// The frame-rate cap it draws at now (`--max-fps`, or `--battery-fps` on battery; nil: none).
     public var maxFps: Double?
+    /// The share of its buffer the last commits damaged (DamageMeter; nil: nothing drawn yet).
+    public var damaged: Double?
 
     public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: PlayerState,
                 position: Double? = nil, framesShown: Int = 0, framesDropped: Int = 0, showing: String? = nil,
-                renderer: String? = nil, decoder: String? = nil, playlist: PlaylistStatus? = nil, maxFps: Double? = nil) {
+                renderer: String? = nil, decoder: String? = nil, playlist: PlaylistStatus? = nil, maxFps: Double? = nil,
+                damaged: Double? = nil) {
         self.playlist = playlist
+        self.damaged = damaged
         self.maxFps = maxFps
         self.name = name
         self.description = description
@@ -345,7 +349,8 @@ public struct OutputStatus: Equatable, Sendable {
                   mode: json["mode"]?.string.flatMap(ScaleMode.init(rawValue:)), state: state,
                   position: json["position"]?.number, framesShown: Int(json["frames_shown"]?.number ?? 0),
                   framesDropped: Int(json["frames_dropped"]?.number ?? 0), showing: json["showing"]?.string,
-                  renderer: json["renderer"]?.string, decoder: json["decoder"]?.string, maxFps: json["max_fps"]?.number)
+                  renderer: json["renderer"]?.string, decoder: json["decoder"]?.string, maxFps: json["max_fps"]?.number,
+                  damaged: json["damaged"]?.number)
         playlist = json["playlist"].flatMap(PlaylistStatus.init(json:))
     }
 
@@ -361,6 +366,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let decoder { pairs.append(("decoder", .string(decoder))) }
         if let playlist { pairs.append(("playlist", playlist.json)) }
         if let maxFps { pairs.append(("max_fps", .number(maxFps))) }
+        if let damaged { pairs.append(("damaged", .number((damaged * 1000).rounded() / 1000))) }
         return .object(pairs)
     }
 

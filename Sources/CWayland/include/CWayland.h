@@ -43,6 +43,7 @@
 #include <GLES2/gl2ext.h>
 
 #include <poll.h>
+#include <string.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
@@ -85,5 +86,31 @@ static inline EGLDisplay wlx_egl_no_display(void) { return EGL_NO_DISPLAY; }
 static inline EGLContext wlx_egl_no_context(void) { return EGL_NO_CONTEXT; }
 /* EGL_NO_SURFACE is a cast macro, which Swift cannot import. */
 static inline EGLSurface wlx_egl_no_surface(void) { return EGL_NO_SURFACE; }
+
+/* ---- EGL damage extensions (EGL_KHR/EXT_swap_buffers_with_damage, EGL_EXT_buffer_age) ---- */
+
+/* The swap-with-damage entry point (KHR, else EXT: the same signature), or NULL. */
+static inline void *wlx_egl_swap_with_damage_proc(EGLDisplay d) {
+    const char *ext = eglQueryString(d, EGL_EXTENSIONS);
+    if (!ext) return NULL;
+    if (strstr(ext, "EGL_KHR_swap_buffers_with_damage")) return (void *)eglGetProcAddress("eglSwapBuffersWithDamageKHR");
+    if (strstr(ext, "EGL_EXT_swap_buffers_with_damage")) return (void *)eglGetProcAddress("eglSwapBuffersWithDamageEXT");
+    return NULL;
+}
+/* Calls it: rects are n x (x, y, width, height), origin bottom-left. */
+static inline EGLBoolean wlx_egl_swap_with_damage(void *proc, EGLDisplay d, EGLSurface s, const EGLint *rects, EGLint n) {
+    return ((PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC)proc)(d, s, (EGLint *)rects, n);
+}
+/* EGL_EXT_buffer_age is offered. */
+static inline int wlx_egl_has_buffer_age(EGLDisplay d) {
+    const char *ext = eglQueryString(d, EGL_EXTENSIONS);
+    return ext && strstr(ext, "EGL_EXT_buffer_age") != NULL;
+}
+/* The back buffer's age (0: unknown contents). */
+static inline EGLint wlx_egl_buffer_age(EGLDisplay d, EGLSurface s) {
+    EGLint age = 0;
+    if (!eglQuerySurface(d, s, EGL_BUFFER_AGE_EXT, &age)) return 0;
+    return age;
+}
 
 #endif /* WAYLOOP_CWAYLAND_H */

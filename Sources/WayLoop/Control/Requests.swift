@@ -202,7 +202,7 @@ final class Requests: ControlServerDelegate {
                                 framesShown: h.surface?.framesShown ?? 0, framesDropped: v?.dropped ?? 0,
                                 showing: showing, renderer: h.sink?.kind.rawValue ?? app.rendererKind?.rawValue,
                                 decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: app.playlistStatus(h),
-                                maxFps: h.cap)
+                                maxFps: h.cap, damaged: h.sink?.damaged.share)
         }
     }
 

@@ -1,6 +1,7 @@
 // A clip: one distinct video file as the main thread sees it: its decoder thread (and loop
 // cache), the frame on screen and the playback clock. No renderer resources: the sinks keep
 // those, by clip path, and draw the `Picture` it hands them. Main thread only.
+import CFFmpeg
 import CSystem
 import Glibc
 import WayLoopCore
@@ -23,8 +24,13 @@ final class Clip {
     private var clock = PlaybackClock()
     /// The frame on screen (or about to be).
     private(set) var current: StampedFrame<FrameHandle>?
-    /// Increments whenever `current` changes; outputs compare it with what they committed.
+    /// Changes whenever `current` changes; outputs compare it with what they committed. Unique
+    /// in the process (FrameSerials), so that a sink's buffer holding another clip's frame of
+    /// the same path can never pass for this one's.
     private(set) var serial: UInt64 = 0
+    /// What changed between its last frames on screen (the sinks' damage).
+    private(set) var damage = DamageHistory()
+    private var comparing = ComparePolicy()
     private(set) var dropped = 0
     private var lastAdvance: Nanos = -1
     private var anchored = false
@@ -169,10 +175,16 @@ final class Clip {
             if let next { clock.start(now: now, at: next.mediaTime) }
         }
         guard let next else { return false }
-        if let old = current { channel.recycle(old.payload) }
+        let previous = serial
+        serial = FrameSerials.next()
+        if let old = current {
+            damage.record(serial: serial, previous: previous, mask: changed(old.payload.frame, next.payload.frame))
+            channel.recycle(old.payload)
+        } else {
+            damage.record(serial: serial, previous: previous, mask: nil)
+        }
         current = next
         channel.frameTaken(next)
-        serial &+= 1
         return true
     }
 
@@ -225,13 +237,35 @@ final class Clip {
         thread = nil
         if let c = current { channel.recycle(c.payload) }
         current = nil
+        damage.reset()
+    }
+}
+
+extension Clip {
+    /// The tiles that differ between two frames on screen (nil: all of them, or not compared:
+    /// the device draws whole frames anyway, or a run of full frames paused the comparison).
+    fileprivate func changed(_ old: UnsafeMutablePointer<AVFrame>, _ new: UnsafeMutablePointer<AVFrame>) -> TileMask? {
+        guard FrameDiff.enabled, limits.current.usesDamage, comparing.shouldCompare() else { return nil }
+        let mask = FrameDiff.changed(old, new)
+        comparing.compared(full: mask == nil)
+        return mask
+    }
+}
+
+/// Frame serials, unique in the process (0: no frame). Main thread only.
+enum FrameSerials {
+    nonisolated(unsafe) private static var last: UInt64 = 0
+    static func next() -> UInt64 {
+        last &+= 1
+        return last
     }
 }
 
 extension Clip {
     /// The frame on screen, as the sinks take it.
     var picture: Picture? {
-        current.flatMap { Picture(frame: $0.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright) }
+        current.flatMap { Picture(frame: $0.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright,
+                                  damage: damage) }
     }
 }
 

@@ -12,15 +12,29 @@ struct Picture {
     let clip: String
     let orientation: Orientation
     let storage: PictureStorage
+    /// The clip's recent damage: what changed since an earlier frame of it.
+    let damage: DamageHistory
 
     /// A decoded frame in memory; nil for a format no device takes (never queued: the decoder
     /// converts those).
-    init?(frame: UnsafeMutablePointer<AVFrame>, serial: UInt64, clip: String, orientation: Orientation) {
+    init?(frame: UnsafeMutablePointer<AVFrame>, serial: UInt64, clip: String, orientation: Orientation,
+          damage: DamageHistory = DamageHistory()) {
         guard let planes = CPUPlanes(frame: frame) else { return nil }
         self.serial = serial
         self.clip = clip
         self.orientation = orientation
+        self.damage = damage
         storage = .cpu(planes)
+    }
+
+    /// The tiles (of the coded picture) that changed since the clip's frame `serial` (nil:
+    /// unknown, so all of it).
+    func changed(since serial: UInt64) -> TileMask? { damage.changed(from: serial, to: self.serial) }
+
+    /// The matrix and range its pixels are converted with (nil: not CPU planes).
+    var colour: FrameColour? {
+        if case .cpu(let p) = storage { return p.colour }
+        return nil
     }
 
     /// Coded size.
@@ -137,6 +151,34 @@ struct DmabufPlanes {
     let modifier: UInt64
     let planes: [Plane]
     let colour: FrameColour
+}
+
+/// Compares two decoded frames tile by tile (TileDiff): nil when they cannot be compared (other
+/// sizes or formats, no CPU planes) or when most tiles changed.
+enum FrameDiff {
+    /// WAYLOOP_DAMAGE=off: no comparison, every frame drawn whole (for measuring what damage
+    /// tracking costs and saves: scripts/bench runs both in one run).
+    static let enabled = Sys.env("WAYLOOP_DAMAGE") != "off"
+
+    static func changed(_ old: UnsafeMutablePointer<AVFrame>, _ new: UnsafeMutablePointer<AVFrame>) -> TileMask? {
+        guard let a = CPUPlanes(frame: old), let b = CPUPlanes(frame: new), a.size == b.size, a.sourceFormat == b.sourceFormat else {
+            return nil
+        }
+        // The same frame again (a still, a one-frame loop): nothing changed.
+        if old == new || a.plane(0).data == b.plane(0).data { return TileMask(picture: a.size) }
+        let n = a.layout.semiPlanar ? 2 : 3
+        var pa: [TileDiff.Plane] = [], pb: [TileDiff.Plane] = []
+        pa.reserveCapacity(n)
+        pb.reserveCapacity(n)
+        for i in 0..<n {
+            guard let da = a.plane(i).data, let db = b.plane(i).data else { return nil }
+            let bytes = i > 0 && a.layout.semiPlanar ? 2 : 1
+            pa.append(TileDiff.Plane(data: da, lineSize: a.plane(i).lineSize, bytesPerSample: bytes))
+            pb.append(TileDiff.Plane(data: db, lineSize: b.plane(i).lineSize, bytesPerSample: bytes))
+        }
+        return TileDiff.changed(old: pa, new: pb, size: a.size, chromaShiftX: Int(a.layout.chromaShiftX),
+                                chromaShiftY: Int(a.layout.chromaShiftY))
+    }
 }
 
 extension YUVConversion {

@@ -11,6 +11,8 @@ final class PictureLimits: @unchecked Sendable {
         var maxPictureSize: Int
         /// The device has said; before, `maxPictureSize` is the provisional one.
         var isFinal: Bool
+        /// The device draws only what changed (DeviceLimits.usesDamage): frames are compared.
+        var usesDamage = true
     }
 
     /// Until the device says: 4096, which every GLES 3 implementation in use supports (and
@@ -26,7 +28,7 @@ final class PictureLimits: @unchecked Sendable {
 
     /// Main thread, once the device is up.
     func publish(_ limits: DeviceLimits) {
-        lock.withLock { reading = Reading(maxPictureSize: limits.maxPictureSize, isFinal: true) }
+        lock.withLock { reading = Reading(maxPictureSize: limits.maxPictureSize, isFinal: true, usesDamage: limits.usesDamage) }
     }
 }
 
@@ -36,4 +38,8 @@ struct DeviceLimits: Sendable {
     /// CPU planes in any PlaneLayout for both devices today; a hardware decoding path would
     /// export dmabufs only for a device listing `.dmabuf`.
     var storage: [PictureStorage.Place]
+    /// It converts or tells the compositor only what changed between frames (shm always; GL
+    /// where EGL offers swap with damage or buffer age), so the clips compare their frames
+    /// (TileDiff); without it that would be work for nothing.
+    var usesDamage = true
 }

@@ -65,11 +65,15 @@ final class ShmPoolBuffer {
         buffer = nil
     }
 
-    /// Attaches to `surface` (a LayerSurface's wl_surface) with whole-buffer damage; the
-    /// caller commits.
-    func attach(to surface: OpaquePointer) {
+    /// Attaches to `surface` (a LayerSurface's wl_surface) with `damage` (buffer pixels; nil:
+    /// the whole buffer); the caller commits.
+    func attach(to surface: OpaquePointer, damage: [PixelRect]? = nil) {
         wl_surface_attach(surface, buffer, 0, 0)
-        wl_surface_damage_buffer(surface, 0, 0, Int32(size.width), Int32(size.height))
+        guard let damage else {
+            wl_surface_damage_buffer(surface, 0, 0, Int32(size.width), Int32(size.height))
+            return
+        }
+        for r in damage { wl_surface_damage_buffer(surface, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height)) }
     }
 
     fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> ShmPoolBuffer {

@@ -1,6 +1,7 @@
 // EGL on the Wayland platform: one display, one GLES 3 context shared by every output's window
 // surface (so a video's textures are uploaded once and drawn on each output). Main thread only.
 import CWayland
+import WayLoopCore
 
 struct GraphicsError: Error, CustomStringConvertible {
     let what: String
@@ -19,6 +20,16 @@ final class EGL {
     let config: EGLConfig
     let context: EGLContext
     private var current: EGLSurface?
+    /// eglSwapBuffersWithDamage (KHR or EXT), where offered: the compositor is told what changed.
+    private let swapWithDamage: UnsafeMutableRawPointer?
+    /// EGL_EXT_buffer_age: a back buffer's contents are known, so a frame redraws only what
+    /// changed since the frame that buffer holds.
+    let hasBufferAge: Bool
+    var swapsWithDamage: Bool { swapWithDamage != nil }
+    /// Which of the two are offered.
+    var damageSupport: String {
+        "swap with damage \(swapWithDamage == nil ? "no" : "yes"), buffer age \(hasBufferAge ? "yes" : "no")"
+    }
 
     init(display wayland: EGLWaylandDisplay) throws(GraphicsError) {
         guard let d = wayland.eglDisplay() else { throw GraphicsError("no EGL display for the Wayland connection") }
@@ -64,6 +75,8 @@ final class EGL {
         display = d
         config = chosen
         context = ctx
+        swapWithDamage = wlx_egl_swap_with_damage_proc(d)
+        hasBufferAge = wlx_egl_has_buffer_age(d) != 0
     }
 
     deinit {
@@ -92,6 +105,19 @@ final class EGL {
     }
 
     func swap(_ surface: EGLSurface) -> Bool { eglSwapBuffers(display, surface) == EGL_TRUE }
+
+    /// Swaps telling the compositor that only `damage` changed (top-left origin, in a buffer
+    /// `height` pixels tall); a plain swap where the extension is missing.
+    func swap(_ surface: EGLSurface, damage: [PixelRect], height: Int) -> Bool {
+        guard let swapWithDamage, !damage.isEmpty else { return swap(surface) }
+        var rects: [EGLint] = []
+        rects.reserveCapacity(damage.count * 4)
+        for r in damage { rects += [EGLint(r.x), EGLint(height - r.y - r.height), EGLint(r.width), EGLint(r.height)] }
+        return wlx_egl_swap_with_damage(swapWithDamage, display, surface, rects, EGLint(damage.count)) == EGL_TRUE
+    }
+
+    /// The back buffer's age (0: unknown contents, or no EGL_EXT_buffer_age).
+    func bufferAge(_ surface: EGLSurface) -> Int { hasBufferAge ? Int(wlx_egl_buffer_age(display, surface)) : 0 }
 
     func destroySurface(_ surface: EGLSurface) {
         if current == surface {

@@ -52,7 +52,11 @@ final class GLDevice: RenderDevice {
     }
 
     /// GL_MAX_TEXTURE_SIZE; CPU planes only (a dmabuf would be an EGLImage import).
-    var limits: DeviceLimits { DeviceLimits(maxPictureSize: renderer.maxTextureSize, storage: [.cpu]) }
+    /// Frames are compared only where EGL can use what changed (Mesa's software Wayland EGL
+    /// offers neither swap with damage nor buffer age: measured, Mesa 22.3 llvmpipe).
+    var limits: DeviceLimits {
+        DeviceLimits(maxPictureSize: renderer.maxTextureSize, storage: [.cpu], usesDamage: egl.swapsWithDamage || egl.hasBufferAge)
+    }
 
     func makeSink() -> Sink { GLSink(device: self) }
 

@@ -218,6 +218,15 @@ final class GLRenderer {
         glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
     }
 
+    /// Limits the next draw to `rect` (buffer pixels, top-left origin): the rest of the back
+    /// buffer already holds it (EGL_EXT_buffer_age).
+    func beginScissor(_ rect: PixelRect, buffer: Size) {
+        glEnable(GLenum(GL_SCISSOR_TEST))
+        glScissor(GLint(rect.x), GLint(buffer.height - rect.y - rect.height), GLsizei(rect.width), GLsizei(rect.height))
+    }
+
+    func endScissor() { glDisable(GLenum(GL_SCISSOR_TEST)) }
+
     func draw(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings, shared: Bool) {
         let display = orientation.displaySize(textures.size)
         if shared && display == buffer && settings.mode != .tile && !settings.mode.isSpan {

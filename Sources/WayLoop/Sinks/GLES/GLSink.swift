@@ -9,6 +9,11 @@ final class GLSink: Sink {
     private let device: GLDevice
     private var window: EGLWindow?
     private var eglSurface: EGLSurface?
+    /// The frame serials in the surface's buffers, the last swapped first (index age − 1, for
+    /// EGL_EXT_buffer_age), all drawn with `drawnKey`; empty after a colour, a blend or a resize.
+    private var swapped: [UInt64] = []
+    private var drawnKey: (clip: String, settings: OutputSettings, size: Size)?
+    private(set) var damaged = DamageMeter()
 
     init(device: GLDevice) { self.device = device }
 
@@ -21,6 +26,7 @@ final class GLSink: Sink {
 
     func resize(_ surface: LayerSurface) throws(SinkError) {
         let b = surface.bufferSize
+        forgetDrawn()
         if let window {
             window.resize(b)
             return
@@ -48,6 +54,13 @@ final class GLSink: Sink {
         let s = try makeCurrent()
         device.renderer.clear(colour, buffer: surface.bufferSize)
         try swap(s)
+        damaged.record(nil, of: surface.bufferSize)
+        forgetDrawn()
+    }
+
+    private func forgetDrawn() {
+        swapped.removeAll()
+        drawnKey = nil
     }
 
     func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
@@ -60,12 +73,59 @@ final class GLSink: Sink {
             device.renderer.draw(old, orientation: f.picture.orientation, buffer: surface.bufferSize, settings: f.settings, shared: false)
             device.renderer.drawBlended(t, orientation: picture.orientation, buffer: surface.bufferSize, settings: settings,
                                         weight: f.weight)
-        } else {
-            device.renderer.draw(t, orientation: picture.orientation, buffer: surface.bufferSize, settings: settings, shared: shared)
+            surface.requestFrame()
+            beforeCommit()
+            try swap(s)
+            damaged.record(nil, of: surface.bufferSize)
+            forgetDrawn()
+            return
         }
+        let size = surface.bufferSize
+        let damage = damage(picture, settings: settings, size: size, shared: shared, surface: s)
+        if let redraw = damage.redraw { device.renderer.beginScissor(redraw, buffer: size) }
+        device.renderer.draw(t, orientation: picture.orientation, buffer: size, settings: settings, shared: shared)
+        if damage.redraw != nil { device.renderer.endScissor() }
         // Before eglSwapBuffers, which commits.
         surface.requestFrame()
         beforeCommit()
-        try swap(s)
+        // What the compositor is told: the rectangles only where EGL can say so.
+        damaged.record(device.egl.swapsWithDamage ? damage.changed : nil, of: size)
+        if let rects = damage.changed {
+            guard device.egl.swap(s, damage: rects, height: size.height) else {
+                throw SinkError("eglSwapBuffersWithDamage failed (EGL error 0x\(String(eglGetError(), radix: 16)))")
+            }
+        } else {
+            try swap(s)
+        }
+        if drawnKey.map({ $0.clip != picture.clip || $0.settings != settings || $0.size != size }) ?? true { swapped.removeAll() }
+        drawnKey = (picture.clip, settings, size)
+        swapped.insert(picture.serial, at: 0)
+        if swapped.count > 4 { swapped.removeLast() }
+    }
+}
+
+extension GLSink {
+    /// What this frame must draw and what the compositor is told changed, in buffer pixels
+    /// (top-left origin). `redraw`: the back buffer holds an older frame of the same clip and
+    /// settings (EGL_EXT_buffer_age), so only the part that changed since then is drawn (nil:
+    /// all of it). `changed`: the part that differs from the frame swapped last (nil: all).
+    /// Upright pictures only, not tiled; a shared picture is copied whole. Never empty: an
+    /// unchanged frame still names one pixel, so that the compositor sends its frame callback.
+    private func damage(_ picture: Picture, settings: OutputSettings, size: Size, shared: Bool,
+                        surface: EGLSurface) -> (redraw: PixelRect?, changed: [PixelRect]?) {
+        guard let key = drawnKey, key.clip == picture.clip, key.settings == settings, key.size == size,
+              picture.orientation == .upright, settings.mode != .tile, let last = swapped.first, last != picture.serial else {
+            return (nil, nil)
+        }
+        let placement = Placement.compute(video: picture.size, output: size, mode: settings.mode, span: settings.span)
+        func rects(since serial: UInt64) -> [PixelRect]? {
+            guard case .rects(let boxes) = Damage.of(picture.changed(since: serial)) else { return nil }
+            let r = boxes.compactMap { placement.outputRect(of: $0, picture: picture.size) }
+            return r.isEmpty ? [PixelRect(x: 0, y: 0, width: 1, height: 1)] : r
+        }
+        let changed = rects(since: last)
+        let age = device.egl.bufferAge(surface)
+        guard !shared, age >= 1, age <= swapped.count, let old = rects(since: swapped[age - 1]) else { return (nil, changed) }
+        return (old.dropFirst().reduce(old[0]) { $0.union($1) }, changed)
     }
 }

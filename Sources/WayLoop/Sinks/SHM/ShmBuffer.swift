@@ -21,6 +21,9 @@ final class ShmBuffer {
     /// What the buffer holds outside the picture: the bars painted (picture rectangle and
     /// colour), so that fit and center paint them once per buffer, not per frame.
     var bars: (rect: PixelRect, colour: RGB)?
+    /// The frame serial converted into it, and that frame's colour (0: none; for ShmPictures,
+    /// which converts only what changed since).
+    var holds: (serial: UInt64, colour: FrameColour?) = (0, nil)
     /// Called on every release (the sink waiting for a free buffer draws again).
     var onRelease: (() -> Void)?
 
@@ -64,9 +67,9 @@ final class ShmBuffer {
         munmap(mapping, bytes)
     }
 
-    /// Attaches to `surface` with whole-buffer damage (the caller commits).
-    func attach(to surface: LayerSurface) {
-        buffer.attach(to: surface.surface)
+    /// Attaches to `surface` with `damage` (buffer pixels; nil: the whole buffer; the caller commits).
+    func attach(to surface: LayerSurface, damage: [PixelRect]? = nil) {
+        buffer.attach(to: surface.surface, damage: damage)
         busy = true
     }
 
@@ -75,6 +78,7 @@ final class ShmBuffer {
         let pixel = UInt32(0xff00_0000) | UInt32(c.red) << 16 | UInt32(c.green) << 8 | UInt32(c.blue)
         let n = (bytes - Self.lead(stride)) / 4
         data.bindMemory(to: UInt32.self, capacity: n).update(repeating: pixel, count: n)
+        holds = (0, nil)
     }
 
     /// Where the picture starts in the mapping: after a spare row and a spare pixel (so that

@@ -51,7 +51,12 @@ final class ShmPictures {
         entry.lastUsed = now
         if entry.serial == serial, let c = entry.current { return c }
         guard let target = try freeBuffer(entry, device: device) else { return nil }
-        try entry.converter.convert(picture, into: target, key: key, format: device.packedFormat)
+        // The buffer holds an older frame of this clip converted for this key: only what changed
+        // since that frame is converted again (ShmConverter decides whether it can).
+        let colour = picture.colour
+        let changed = target.holds.serial != 0 && target.holds.colour == colour ? picture.changed(since: target.holds.serial) : nil
+        try entry.converter.convert(picture, into: target, key: key, format: device.packedFormat, changed: changed)
+        target.holds = (serial, colour)
         entry.current = target
         entry.serial = serial
         return target
@@ -92,10 +97,24 @@ final class ShmPictures {
 /// keeps a context for the frame size, format and layout).
 final class ShmConverter {
     private let scaler = RGBScaler()
+    /// One scaler per size of a run of changed tiles (a band's height, a whole number of tiles
+    /// wide): the moving parts of a clip keep to a few sizes.
+    private var runScalers: [(size: Size, scaler: RGBScaler)] = []
+    private static let runScalerLimit = 32
 
-    func convert(_ picture: Picture, into buffer: ShmBuffer, key: ShmPictures.Key, format: PackedRGB) throws(SinkError) {
+    /// Converts `picture` into `buffer`. `changed`: the tiles that changed since the frame the
+    /// buffer holds (nil: unknown); where the layout allows it (ShmLayout.convertsRegions, the
+    /// bars already painted), only those are converted.
+    func convert(_ picture: Picture, into buffer: ShmBuffer, key: ShmPictures.Key, format: PackedRGB,
+                 changed: TileMask? = nil) throws(SinkError) {
         guard case .cpu(let planes) = picture.storage else { throw .unsupported(picture.storage.place, by: .shm) }
         let layout = ShmLayout.compute(video: picture.size, buffer: buffer.size, mode: key.mode, span: key.span)
+        if let changed, changed.picture == picture.size, changed.fraction <= Damage.fullAbove,
+           layout.convertsRegions(chromaShiftX: Int(planes.layout.chromaShiftX), chromaShiftY: Int(planes.layout.chromaShiftY)),
+           barsPainted(layout, key: key, in: buffer),
+           try convertTiles(changed, of: planes, layout: layout, into: buffer, key: key, format: format) {
+            return
+        }
         guard !layout.source.isEmpty, !layout.destination.isEmpty else {
             // Nothing of the picture here: the bar colour alone.
             if layout.hasBorders && buffer.bars.map({ !$0.rect.isEmpty || $0.colour != key.color }) ?? true {
@@ -133,6 +152,42 @@ final class ShmConverter {
         // libswscale's packed-RGB writers store pixel pairs: an odd width writes one pixel past
         // the destination. Past a bar that is the bar's first column: paint it back.
         if layout.hasBorders && dst.width % 2 == 1 { repaintColumn(dst.x + dst.width, rows: dst, colour: key.color, in: buffer) }
+    }
+
+    /// The buffer's bars are what `layout` needs (none, or these in the key's colour).
+    private func barsPainted(_ layout: ShmLayout, key: ShmPictures.Key, in buffer: ShmBuffer) -> Bool {
+        guard layout.hasBorders else { return buffer.bars == nil }
+        return buffer.bars.map { $0.rect == layout.destination && $0.colour == key.color } ?? false
+    }
+
+    /// Converts only the changed tiles, one run of them along a band at a time, into its place
+    /// (one source pixel per buffer pixel). False (nothing written) when a run is not one that
+    /// libswscale converts as it would within the whole picture (a width of a multiple of 16,
+    /// which its SIMD converter takes, on chroma samples): the caller converts all of it.
+    private func convertTiles(_ mask: TileMask, of planes: CPUPlanes, layout: ShmLayout, into buffer: ShmBuffer,
+                              key: ShmPictures.Key, format: PackedRGB) throws(SinkError) -> Bool {
+        let runs = mask.runs.map { $0.intersection(layout.source) }.filter { !$0.isEmpty }
+        guard runs.allSatisfy({ $0.width % 16 == 0 && $0.x % 2 == 0 && $0.y % 2 == 0 && $0.height % 2 == 0 }) else { return false }
+        for r in runs {
+            guard let dst = layout.bufferRect(of: r) else { continue }
+            let size = Size(width: r.width, height: r.height)
+            do {
+                try runScaler(size).convert(planes, source: r, into: buffer.data + dst.y * buffer.stride + dst.x * 4,
+                                            stride: buffer.stride, size: size, format: format, dim: key.dim)
+            } catch {
+                throw SinkError(error.description)
+            }
+        }
+        return true
+    }
+
+    /// The scaler for runs of `size` (libswscale contexts are made for one size).
+    private func runScaler(_ size: Size) -> RGBScaler {
+        if let i = runScalers.firstIndex(where: { $0.size == size }) { return runScalers[i].scaler }
+        if runScalers.count >= Self.runScalerLimit { runScalers.removeFirst() }
+        let s = RGBScaler()
+        runScalers.append((size, s))
+        return s
     }
 
     private func repaintColumn(_ x: Int, rows: PixelRect, colour c: RGB, in buffer: ShmBuffer) {

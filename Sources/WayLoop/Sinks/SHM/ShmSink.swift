@@ -19,6 +19,10 @@ final class ShmSink: Sink {
     /// A crossfade's blended pictures (old and new converted as usual, then mixed into one of
     /// these); freed when the fade is over.
     private var fadeBuffers: [ShmBuffer] = []
+    /// What the surface shows now (the last commit): the compositor is told only what changed
+    /// since (nil: a colour, a blend, or nothing yet: the next commit damages everything).
+    private var committed: (clip: String, key: ShmPictures.Key, serial: UInt64)?
+    private(set) var damaged = DamageMeter()
 
     init(device: ShmDevice) { self.device = device }
 
@@ -31,6 +35,7 @@ final class ShmSink: Sink {
     func resize(_ surface: LayerSurface) throws(SinkError) {
         colourBuffers.removeAll { $0.size != surface.bufferSize && !$0.busy }
         blocked = nil
+        committed = nil
     }
 
     /// The buffer's size in the picture's stored orientation (a quarter turn swaps its sides).
@@ -57,7 +62,9 @@ final class ShmSink: Sink {
         surface.setBufferTransform(0)
         b.attach(to: surface)
         wl_surface_commit(surface.surface)
+        damaged.record(nil, of: size)
         blocked = nil
+        committed = nil
     }
 
     func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
@@ -68,6 +75,7 @@ final class ShmSink: Sink {
             blocked = (device.releases, key, picture.clip)
             throw SinkError.waiting
         }
+        var blended = false
         // Buffers keep the video's stored orientation (the compositor turns them): two videos
         // stored differently cannot be mixed pixel by pixel, so such a switch cuts.
         if let f = fading, f.picture.orientation == picture.orientation {
@@ -82,20 +90,37 @@ final class ShmSink: Sink {
                        buffer.data.assumingMemoryBound(to: UInt8.self), UInt(mixed.stride * mixed.size.height),
                        UInt32((f.weight * 256).rounded()))
             buffer = mixed
+            blended = true
         } else {
             fadeBuffers.removeAll { !$0.busy }
         }
         blocked = nil
         colourBuffers.removeAll { !$0.busy }
+        let damage = blended ? nil : damage(picture, key: key)
         surface.setBufferTransform(BufferTransform.forOrientation(picture.orientation))
-        buffer.attach(to: surface)
+        buffer.attach(to: surface, damage: damage)
+        damaged.record(damage, of: buffer.size)
         surface.requestFrame()
         beforeCommit()
         wl_surface_commit(surface.surface)
+        committed = blended ? nil : (picture.clip, key, picture.serial)
     }
 }
 
 extension ShmSink {
+    /// The buffer rectangles that differ from what the surface shows (nil: all of it): the
+    /// changed tiles since the frame committed last, when that was this clip with this key.
+    /// A redraw of the same frame (a configure, a lost buffer) is a full one. Never empty: an
+    /// unchanged frame still damages one pixel, so that the compositor renders and sends the
+    /// frame callback the schedule waits for.
+    private func damage(_ picture: Picture, key: ShmPictures.Key) -> [PixelRect]? {
+        guard let c = committed, c.clip == picture.clip, c.key == key, c.serial != picture.serial, key.mode != .tile,
+              case .rects(let boxes) = Damage.of(picture.changed(since: c.serial)) else { return nil }
+        let layout = ShmLayout.compute(video: picture.size, buffer: key.size, mode: key.mode, span: key.span)
+        let rects = boxes.compactMap(layout.bufferRect(of:))
+        return rects.isEmpty ? [PixelRect(x: 0, y: 0, width: 1, height: 1)] : rects
+    }
+
     /// A free buffer of `size` for a blended picture: as many as a picture's ring (one shown,
     /// one released late, one to write).
     private func fadeBuffer(_ size: Size) throws(SinkError) -> ShmBuffer? {
