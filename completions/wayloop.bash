@@ -4,7 +4,7 @@
 _wayloop_modes='fill fit stretch center tile span span-fit'
 _wayloop_transitions='none fade fade:0.5s fade:1s fade:2s'
 _wayloop_options='-o --output -i --video -m --mode --interval --loops --shuffle --no-shuffle --transition
-    -c --color --dim -f --fallback --max-fps --battery-fps
+    -c --color --dim -f --fallback --max-fps --battery-fps --scaling
     --config --no-config --replace --layer --name --renderer --queue-frames --cache-mb --keep-recent
     --trace-frames --no-fullscreen-pause --pause-on-battery --release-after
     --log-level -v --verbose -h --help -V --version'
@@ -92,11 +92,12 @@ _wayloop_ctl() {
         case $prev in
         -m | --mode) _wayloop_add_words "$_wayloop_modes" ;;
         --transition) _wayloop_add_words "$_wayloop_transitions" ;;
+        --scaling) _wayloop_add_words 'auto client compositor' ;;
         -c | --color | --dim | --interval | --loops | --max-fps | --battery-fps) ;;
         -f | --fallback) _wayloop_add_videos ;;
         *)
             if [[ $cur == -* ]]; then
-                _wayloop_add_words '-m --mode -c --color --dim -f --fallback --transition --interval --loops --shuffle --no-shuffle --max-fps --battery-fps'
+                _wayloop_add_words '-m --mode -c --color --dim -f --fallback --transition --interval --loops --shuffle --no-shuffle --max-fps --battery-fps --scaling'
             else
                 _wayloop_add_videos
             fi

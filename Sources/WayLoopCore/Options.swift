@@ -107,6 +107,8 @@ public struct OutputEntry: Equatable, Sendable {
     /// `--max-fps`, `--battery-fps`: frames per second at most (0: no cap), FrameCap.
     public var maxFps: Double?
     public var batteryFps: Double?
+    /// `--scaling`: who scales a clip smaller than its output (CompositorScaling.Choice).
+    public var scaling: CompositorScaling.Choice?
     public init(selector: OutputSelector, video: String? = nil, mode: ScaleMode? = nil,
                 color: RGB? = nil, dim: Double? = nil, fallback: Fallback? = nil,
                 pauseOnFullscreen: Bool? = nil, pauseOnBattery: Bool? = nil) {
@@ -158,6 +160,8 @@ public struct OutputSettings: Equatable, Sendable {
     /// Frames per second at most, always and on battery (0: no cap): FrameCap.effective.
     public var maxFps: Double = 0
     public var batteryFps: Double = 0
+    /// Who scales a clip smaller than the output (shm renderer).
+    public var scaling: CompositorScaling.Choice = .auto
     /// The playlist (directory or playlist file) `video` was taken from, when it was (set by
     /// the app: the entries name the playlist, the output plays one of its videos).
     public var playlist: String?
@@ -254,6 +258,7 @@ public struct Options: Equatable, Sendable {
             merged.transition = e.transition ?? merged.transition
             merged.maxFps = e.maxFps ?? merged.maxFps
             merged.batteryFps = e.batteryFps ?? merged.batteryFps
+            merged.scaling = e.scaling ?? merged.scaling
         }
         guard let video = merged.video else { return nil }
         var s = OutputSettings(video: video, mode: merged.mode ?? .fill,
@@ -264,6 +269,7 @@ public struct Options: Equatable, Sendable {
                                transition: merged.transition ?? .standard)
         s.maxFps = merged.maxFps ?? 0
         s.batteryFps = merged.batteryFps ?? 0
+        s.scaling = merged.scaling ?? .auto
         return s
     }
 

@@ -70,6 +70,10 @@ public enum Help {
                             never converted, and from half the clip's rate down fewer are
                             decoded
           --battery-fps N   the same cap, only while on battery (default 0 = none)
+          --scaling S       who scales a video smaller than its output (shm renderer):
+                            client (libswscale, bilinear), compositor (the video 1:1, the
+                            compositor scales it: cheaper, its own filter), auto (default:
+                            the compositor where it offers linux-dmabuf, else the client)
       -f, --fallback FB     shown when the video cannot be played: a colour RRGGBB or
                             another video (default: no surface)
           --config FILE     the config file (default $XDG_CONFIG_HOME/wayloop/config)

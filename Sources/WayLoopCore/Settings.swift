@@ -101,8 +101,12 @@ public enum EntrySettings {
                                                 parse: { e, v in FrameCap.parse(v).map { e.batteryFps = $0 } != nil },
                                                 render: { $0.batteryFps.map(FrameCap.text) })
 
+    public static let scaling = EntrySetting("scaling", flags: ["--scaling"], expected: CompositorScaling.Choice.expected,
+                                             parse: { e, v in CompositorScaling.Choice(rawValue: v).map { e.scaling = $0 } != nil },
+                                             render: { $0.scaling?.rawValue })
+
     public static let all = [mode, color, dim, fallback, pauseOnFullscreen, pauseOnBattery, interval, loops, shuffle, transition,
-                             maxFps, batteryFps]
+                             maxFps, batteryFps, scaling]
 
     /// The setting a command-line or `ctl set` flag names.
     public static func flag(_ f: String) -> EntrySetting? { all.first { $0.flags.contains(f) } }

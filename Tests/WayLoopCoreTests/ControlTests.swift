@@ -241,6 +241,11 @@ final class ControlTests: XCTestCase {
                 e.batteryFps = 0
                 return set(e)
             }()),
+            (["set", "*", "--scaling", "compositor"], {
+                var e = OutputEntry(selector: .all)
+                e.scaling = .compositor
+                return set(e)
+            }()),
             (["reload"], CtlCommand(request: .reload)),
             (["quit"], CtlCommand(request: .quit)),
             (["subscribe"], CtlCommand(request: .subscribe)),
@@ -259,7 +264,7 @@ final class ControlTests: XCTestCase {
         let tested = Set(cases.flatMap { $0.0 })
         for c in commands { XCTAssertTrue(tested.contains(c), "usage command '\(c)' untested") }
         let options = usage.split(separator: " ").filter { $0.hasPrefix("[-") }.map { String($0.dropFirst().filter { $0 != "]" }) }
-        XCTAssertEqual(options, ["--json", "-m", "-c", "--dim", "-f", "--transition", "--interval", "--loops", "--shuffle", "--max-fps", "--battery-fps", "--waybar"])
+        XCTAssertEqual(options, ["--json", "-m", "-c", "--dim", "-f", "--transition", "--interval", "--loops", "--shuffle", "--max-fps", "--battery-fps", "--scaling", "--waybar"])
         for o in options { XCTAssertTrue(tested.contains(o), "usage option '\(o)' untested") }
     }
 

@@ -12,7 +12,7 @@ final class DocsTests: XCTestCase {
     static let ctlCommands: Set<String> = ["status", "pause", "resume", "toggle", "next", "prev", "set", "reload", "quit", "subscribe"]
     /// What `wayloop ctl set OUTPUT -<TAB>` offers.
     static let ctlSetOptions: Set<String> = ["-m", "--mode", "-c", "--color", "--dim", "-f", "--fallback",
-                                             "--transition", "--interval", "--loops", "--shuffle", "--no-shuffle", "--max-fps", "--battery-fps"]
+                                             "--transition", "--interval", "--loops", "--shuffle", "--no-shuffle", "--max-fps", "--battery-fps", "--scaling"]
 
     private var scratch = ""
 

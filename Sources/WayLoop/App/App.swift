@@ -200,7 +200,7 @@ final class App {
         guard let registry else { return .failure }
         do {
             let made = try RenderDevices.make(request, early: early, display: EGLWaylandDisplay(display),
-                                              shm: registry.shm.map(ShmGlobal.init), limits: pictureLimits)
+                                              shm: registry.shm.map(ShmGlobal.init), dmabuf: registry.hasDmabuf, limits: pictureLimits)
             device = made.device
             // Said with the first surface: a start that fails on its video prints only its error.
             rendererLine = made.line

@@ -65,7 +65,7 @@ enum RenderDevices {
     /// the device's limits to `limits`, which the decoders read. Returns the one line that says
     /// which renderer and why.
     static func make(_ request: RendererRequest, early: RendererChoice.Decision?, display: EGLWaylandDisplay, shm: ShmGlobal?,
-                     limits: PictureLimits) throws(DeviceError) -> (device: any RenderDevice, line: String) {
+                     dmabuf: Bool, limits: PictureLimits) throws(DeviceError) -> (device: any RenderDevice, line: String) {
         var decision: RendererChoice.Decision
         var gl: GLDevice?
         if let early {
@@ -88,7 +88,7 @@ enum RenderDevices {
             device = gl
         case .shm:
             guard let shm else { throw DeviceError(description: "the compositor offers no wl_shm, and the shm renderer needs it") }
-            device = ShmDevice(shm: shm)
+            device = ShmDevice(shm: shm, dmabuf: dmabuf)
         }
         limits.publish(device.limits)
         return (device, decision.line)

@@ -29,9 +29,15 @@ final class LayerSurface: ListenerTarget {
     private(set) var geometry = SurfaceGeometry(logical: Size(width: 0, height: 0))
     var logicalSize: Size { geometry.logical }
     var bufferSize: Size { geometry.bufferSize }
-    /// wp_viewport + wp_fractional_scale_v1, when the compositor offers both.
+    /// wp_viewport (when the compositor offers wp_viewporter) and wp_fractional_scale_v1 (when
+    /// it offers both).
     private var viewport: Viewport?
     private var fractional: FractionalScale?
+    /// The size of the buffer attached when it is not `bufferSize`: the compositor scales it
+    /// onto the surface (the viewport's destination); nil: `bufferSize`.
+    private var attachedSize: Size?
+    /// Buffers of any size can be shown over the whole surface (a viewport).
+    var scalesBuffers: Bool { viewport != nil }
     /// A configure arrived that has not been drawn yet.
     private(set) var needsRedraw = false
     /// A frame callback is pending: the compositor has not asked for the next frame yet.
@@ -64,8 +70,8 @@ final class LayerSurface: ListenerTarget {
         wlSurface = s
         layerSurface = ls
         geometry.integerScale = Int(scale)
-        if let viewporter, let fractionalScale {
-            viewport = viewporter.viewport(for: s)
+        viewport = viewporter?.viewport(for: s)
+        if viewport != nil, let fractionalScale {
             fractional = fractionalScale.fractionalScale(for: s) { [unowned self] in self.preferredScale($0) }
         }
         zwlr_layer_surface_v1_add_listener(ls, layerSurfaceListener, listenerData)
@@ -113,6 +119,7 @@ final class LayerSurface: ListenerTarget {
     func applyConfigure() -> Bool {
         guard pendingConfigure, !logicalSize.isEmpty else { return false }
         pendingConfigure = false
+        attachedSize = nil
         wlSurface.setBufferScale(Int32(geometry.bufferScale))
         if let viewport {
             // The buffer is the exact fractional size; the viewport maps it onto the logical size.
@@ -129,6 +136,26 @@ final class LayerSurface: ListenerTarget {
             region.destroy()
         }
         return true
+    }
+
+    /// The next buffer attached is `size` pixels (display orientation): when that is not
+    /// `bufferSize`, the viewport scales it onto the whole surface (buffer scale 1); back at
+    /// `bufferSize`, the configure's own scale and viewport. Double-buffered, like the attach.
+    func attaching(_ size: Size) {
+        let scaled = size != bufferSize ? size : nil
+        guard scaled != attachedSize, let viewport else { return }
+        attachedSize = scaled
+        if scaled != nil {
+            wlSurface.setBufferScale(1)
+            viewport.setDestination(width: Int32(logicalSize.width), height: Int32(logicalSize.height))
+        } else {
+            wlSurface.setBufferScale(Int32(geometry.bufferScale))
+            if geometry.usesViewport {
+                viewport.setDestination(width: Int32(logicalSize.width), height: Int32(logicalSize.height))
+            } else {
+                viewport.setDestination(width: -1, height: -1)
+            }
+        }
     }
 
     /// wl_surface.set_buffer_transform (double-buffered: applies with the next commit).

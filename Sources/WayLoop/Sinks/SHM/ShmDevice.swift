@@ -23,8 +23,13 @@ final class ShmDevice: RenderDevice {
     /// Each clip's converted pictures, by path.
     private var pictures: [String: ShmPictures] = [:]
 
-    init(shm: ShmGlobal) {
+    /// The compositor offers linux-dmabuf (it composites on a GPU): `--scaling auto` lets it
+    /// scale (CompositorScaling.Choice).
+    let dmabuf: Bool
+
+    init(shm: ShmGlobal, dmabuf: Bool) {
         self.shm = shm
+        self.dmabuf = dmabuf
         // XRGB8888 (opaque: pixman composites it as a plain copy) unless WAYLOOP_SHM_FORMAT=argb
         // (for measuring the two against each other; both are mandatory wl_shm formats).
         if Sys.env("WAYLOOP_SHM_FORMAT") == "argb" {

@@ -38,12 +38,22 @@ final class ShmSink: Sink {
         committed = nil
     }
 
-    /// The buffer's size in the picture's stored orientation (a quarter turn swaps its sides).
+    /// The buffer's size in the picture's stored orientation (a quarter turn swaps its sides):
+    /// the surface's, or a smaller one the compositor scales (`displaySize`).
     private func key(_ picture: Picture, _ settings: OutputSettings, _ surface: LayerSurface) -> ShmPictures.Key {
-        let b = surface.bufferSize
+        let b = displaySize(picture, settings, surface)
         let size = picture.orientation.rotation % 180 == 0 ? b : Size(width: b.height, height: b.width)
         return ShmPictures.Key(size: size, mode: settings.mode, color: settings.color, dim: settings.dim,
                                span: settings.span?.stored(picture.orientation))
+    }
+
+    /// The buffer's size as displayed: the surface's, or with the compositor scaling
+    /// (`--scaling`, and a viewport) the picture's own where it is upscaled.
+    private func displaySize(_ picture: Picture, _ settings: OutputSettings, _ surface: LayerSurface) -> Size {
+        guard settings.scaling.compositorScales(dmabuf: device.dmabuf), surface.scalesBuffers,
+              let b = CompositorScaling.buffer(video: picture.orientation.displaySize(picture.size), output: surface.bufferSize,
+                                               mode: settings.mode) else { return surface.bufferSize }
+        return b
     }
 
     func present(colour: RGB, on surface: LayerSurface) throws(SinkError) {
@@ -60,6 +70,7 @@ final class ShmSink: Sink {
         }
         b.fill(colour)
         surface.setBufferTransform(0)
+        surface.attaching(size)
         b.attach(to: surface)
         wl_surface_commit(surface.surface)
         damaged.record(nil, of: size)
@@ -76,9 +87,10 @@ final class ShmSink: Sink {
             throw SinkError.waiting
         }
         var blended = false
-        // Buffers keep the video's stored orientation (the compositor turns them): two videos
-        // stored differently cannot be mixed pixel by pixel, so such a switch cuts.
-        if let f = fading, f.picture.orientation == picture.orientation {
+        // Buffers keep the video's stored orientation (the compositor turns them) and, with the
+        // compositor scaling, a clip's own size: two videos stored differently or in buffers of
+        // other sizes cannot be mixed pixel by pixel, so such a switch cuts.
+        if let f = fading, f.picture.orientation == picture.orientation, self.key(f.picture, f.settings, surface).size == key.size {
             let oldKey = self.key(f.picture, f.settings, surface)
             guard let old = try device.pictures(of: f.picture.clip).buffer(for: oldKey, picture: f.picture, device: device, now: now),
                   let mixed = try fadeBuffer(key.size) else {
@@ -98,6 +110,7 @@ final class ShmSink: Sink {
         colourBuffers.removeAll { !$0.busy }
         let damage = blended ? nil : damage(picture, key: key)
         surface.setBufferTransform(BufferTransform.forOrientation(picture.orientation))
+        surface.attaching(displaySize(picture, settings, surface))
         buffer.attach(to: surface, damage: damage)
         damaged.record(damage, of: buffer.size)
         surface.requestFrame()
