@@ -43,4 +43,34 @@ final class CompositorScalingTests: XCTestCase {
         XCTAssertEqual(EntrySettings.scaling.problem("gpu"), "'gpu' is not one of auto, client, compositor")
         XCTAssertEqual(EntrySettings.flag("--scaling")?.key, "scaling")
     }
+
+    func testASpansOutputsShareOneCanvasBufferAndEachShowsItsPart() {
+        // 1080p over two 1080p outputs side by side: filled, 2x; the buffer the picture's
+        // 1920x540 middle, each output one half of it.
+        let canvas = Rect(x: 0, y: 0, width: 3840, height: 1080)
+        let left = CompositorScaling.canvas(video: hd, span: SpanView(canvas: canvas, output: Rect(x: 0, y: 0, width: 1920, height: 1080)),
+                                            output: hd, mode: .span)
+        let right = CompositorScaling.canvas(video: hd, span: SpanView(canvas: canvas, output: Rect(x: 1920, y: 0, width: 1920, height: 1080)),
+                                             output: hd, mode: .span)
+        XCTAssertEqual(left?.buffer, Size(width: 1920, height: 540))
+        XCTAssertEqual(right?.buffer, left?.buffer)
+        XCTAssertEqual(left?.mode, .fill)
+        XCTAssertEqual(left?.source, Rect(x: 0, y: 0, width: 960, height: 540))
+        XCTAssertEqual(right?.source, Rect(x: 960, y: 0, width: 960, height: 540))
+        // A scale-2 output (a 1920x1080 logical output of 3840x2160 pixels) beside it: the same
+        // buffer (the video's own pixels), its own part.
+        let hidpi = CompositorScaling.canvas(video: hd, span: SpanView(canvas: canvas, output: Rect(x: 1920, y: 0, width: 1920, height: 1080)),
+                                             output: Size(width: 3840, height: 2160), mode: .span)
+        XCTAssertEqual(hidpi?.buffer, left?.buffer)
+        // span-fit: the canvas fitted, bars in the buffer.
+        let fit = CompositorScaling.canvas(video: Size(width: 640, height: 360), span: SpanView(canvas: canvas, output: Rect(x: 0, y: 0, width: 1920, height: 1080)),
+                                           output: hd, mode: .spanFit)
+        XCTAssertEqual(fit?.buffer, Size(width: 1280, height: 360))
+        XCTAssertEqual(fit?.mode, .fit)
+        // Not upscaled (a 4K-wide video on the 3840 canvas): each output converts its part.
+        XCTAssertNil(CompositorScaling.canvas(video: Size(width: 3840, height: 1080), span: SpanView(canvas: canvas, output: Rect(x: 0, y: 0, width: 1920, height: 1080)),
+                                              output: hd, mode: .span))
+        XCTAssertNil(CompositorScaling.canvas(video: hd, span: SpanView(canvas: canvas, output: Rect(x: 0, y: 0, width: 1920, height: 1080)),
+                                              output: hd, mode: .fill))
+    }
 }

@@ -10,6 +10,8 @@ import XCTest
 final class SpanTests: XCTestCase {
     nonisolated(unsafe) static var shared: SharedCompositor?
     nonisolated(unsafe) static var gradient = ""
+    /// The same gradient at half the size (640x180): a span over two outputs upscales it 2x.
+    nonisolated(unsafe) static var smallGradient = ""
 
     override class func setUp() {
         super.setUp()
@@ -26,6 +28,13 @@ final class SpanTests: XCTestCase {
                            "-c:v", "libx264", "-crf", "4", "-colorspace", "bt709", "-color_primaries", "bt709",
                            "-color_trc", "bt709", "-color_range", "tv", gradient], timeout: 120)
         precondition(r.status == 0, "ffmpeg could not make the gradient: \(r.stderr)")
+        smallGradient = dir + "/gradient-small.mp4"
+        let s = Shell.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+                           "-i", "nullsrc=s=640x180:r=30:d=1,format=gbrp,geq=r='X*255/W':g='Y*255/H':b=128,"
+                               + "scale=out_color_matrix=bt709:out_range=tv,format=yuv444p",
+                           "-c:v", "libx264", "-crf", "4", "-colorspace", "bt709", "-color_primaries", "bt709",
+                           "-color_trc", "bt709", "-color_range", "tv", smallGradient], timeout: 120)
+        precondition(s.status == 0, "ffmpeg could not make the small gradient: \(s.stderr)")
     }
 
     override class func tearDown() {
@@ -118,6 +127,32 @@ final class SpanTests: XCTestCase {
             XCTAssertEqual(Double(img.pixel(320, 10).g), 10.0 / 360 * 255, accuracy: 12)
             XCTAssertEqual(Double(img.pixel(320, 350).g), 350.0 / 360 * 255, accuracy: 12)
         }
+    }
+
+    /// `--scaling compositor`: the span's canvas converted once at the video's size into one
+    /// buffer, each output showing its half of it through wp_viewport's source rectangle, scaled
+    /// by the compositor: the same picture, no seam.
+    func testACompositorScaledSpanShowsOneBufferWithoutASeam() throws {
+        let sway = try Self.shared!.get()
+        try layout(sway, [(sway.outputs[0], 0, 0, 1), (sway.outputs[1], 640, 0, 1), (sway.outputs[2], 1280, 0, 1)])
+        let w = try Wayloop(["-o", sway.outputs[0], "-m", "span", "--scaling", "compositor", "-i", Self.smallGradient,
+                             "-o", sway.outputs[1], "-m", "span", "--scaling", "compositor", "-i", Self.smallGradient,
+                             "-o", sway.outputs[2], "-m", "fill", "-i", Self.gradient], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForStates(Array(sway.outputs), state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        // 640x180 on a 1280x360 canvas: scaled 2x, each output its half (nearest-neighbour on
+        // sway's pixman: a level of red per two columns, within the tolerance).
+        let problem = waitForPictures(sway, Array(sway.outputs.prefix(2))) { checkRow($0, canvasWidth: 1280, from: 0, to: 1) }
+        XCTAssertNil(problem, w.stderr)
+        let shots = try sway.outputs.prefix(2).map { try sway.shot($0) }
+        for img in shots {
+            XCTAssertEqual(Double(img.pixel(320, 10).g), 10.0 / 360 * 255, accuracy: 12)
+            XCTAssertEqual(Double(img.pixel(320, 350).g), 350.0 / 360 * 255, accuracy: 12)
+        }
+        // Switched to the client at run time: the same picture, each output converting its part.
+        let set = Shell.run([Repo.binary, "ctl", "set", "*", "--scaling", "client"], env: sway.env, timeout: 20)
+        XCTAssertEqual(set.status, 0, set.stderr)
+        XCTAssertNil(waitForPictures(sway, Array(sway.outputs.prefix(2))) { checkRow($0, canvasWidth: 1280, from: 0, to: 1) }, w.stderr)
     }
 
     func testThreeOutputsFillTheCanvasAndAMoveRecomputesIt() throws {

@@ -33,9 +33,10 @@ final class LayerSurface: ListenerTarget {
     /// it offers both).
     private var viewport: Viewport?
     private var fractional: FractionalScale?
-    /// The size of the buffer attached when it is not `bufferSize`: the compositor scales it
-    /// onto the surface (the viewport's destination); nil: `bufferSize`.
-    private var attachedSize: Size?
+    /// The buffer attached when it is not `bufferSize`, or only part of it is shown: its size
+    /// and the part (nil: all), which the compositor scales onto the surface (the viewport's
+    /// source and destination); nil: a buffer of `bufferSize`, whole.
+    private var attached: (size: Size, source: Rect?)?
     /// Buffers of any size can be shown over the whole surface (a viewport).
     var scalesBuffers: Bool { viewport != nil }
     /// A configure arrived that has not been drawn yet.
@@ -119,7 +120,7 @@ final class LayerSurface: ListenerTarget {
     func applyConfigure() -> Bool {
         guard pendingConfigure, !logicalSize.isEmpty else { return false }
         pendingConfigure = false
-        attachedSize = nil
+        attached = nil
         wlSurface.setBufferScale(Int32(geometry.bufferScale))
         if let viewport {
             // The buffer is the exact fractional size; the viewport maps it onto the logical size.
@@ -138,17 +139,20 @@ final class LayerSurface: ListenerTarget {
         return true
     }
 
-    /// The next buffer attached is `size` pixels (display orientation): when that is not
-    /// `bufferSize`, the viewport scales it onto the whole surface (buffer scale 1); back at
-    /// `bufferSize`, the configure's own scale and viewport. Double-buffered, like the attach.
-    func attaching(_ size: Size) {
-        let scaled = size != bufferSize ? size : nil
-        guard scaled != attachedSize, let viewport else { return }
-        attachedSize = scaled
-        if scaled != nil {
+    /// The next buffer attached is `size` pixels (display orientation), of which `source` is
+    /// shown (nil: all): when that is not a whole buffer of `bufferSize`, the viewport scales it
+    /// onto the whole surface (buffer scale 1); back at that, the configure's own scale and
+    /// viewport. Double-buffered, like the attach.
+    func attaching(_ size: Size, source: Rect? = nil) {
+        let scaled: (size: Size, source: Rect?)? = size != bufferSize || source != nil ? (size, source) : nil
+        guard scaled?.size != attached?.size || scaled?.source != attached?.source, let viewport else { return }
+        attached = scaled
+        if let scaled {
             wlSurface.setBufferScale(1)
+            viewport.setSource(scaled.source, within: scaled.size)
             viewport.setDestination(width: Int32(logicalSize.width), height: Int32(logicalSize.height))
         } else {
+            viewport.setSource(nil, within: size)
             wlSurface.setBufferScale(Int32(geometry.bufferScale))
             if geometry.usesViewport {
                 viewport.setDestination(width: Int32(logicalSize.width), height: Int32(logicalSize.height))

@@ -1,5 +1,5 @@
 // One wl_shm buffer: memfd memory (sealed against resizing, since the compositor maps it),
-// mapped here and wrapped in a wl_buffer. The pool has one spare row above the picture and at
+// mapped here and wrapped in a wl_buffer. The pool has a spare row above the picture and below it, and at
 // least one spare pixel at the end of every row, outside what the compositor reads: a crop
 // that starts between two chroma samples converts from the sample before it and spills one
 // pixel there (see ShmConverter). `busy` from attach until wl_buffer.release: the shm
@@ -16,8 +16,15 @@ final class ShmBuffer {
     let data: UnsafeMutableRawPointer
     private let mapping: UnsafeMutableRawPointer
     private let buffer: ShmPoolBuffer
-    /// Attached and committed, not yet released by the compositor.
-    private(set) var busy = false
+    /// Kept for `view`: more wl_buffers over the same memory.
+    private let pool: ShmPool
+    private let format: ShmFormat
+    /// Parts of the picture as wl_buffers of their own (a span's outputs each showing theirs of
+    /// one converted canvas), made on first use; each busy from attach until its release.
+    private var views: [(rect: PixelRect, buffer: ShmPoolBuffer, busy: Bool)] = []
+    private var wholeBusy = false
+    /// Attached and committed (the buffer or a view of it), not yet released by the compositor.
+    var busy: Bool { wholeBusy || views.contains { $0.busy } }
     /// What the buffer holds outside the picture: the bars painted (picture rectangle and
     /// colour), so that fit and center paint them once per buffer, not per frame.
     var bars: (rect: PixelRect, colour: RGB)?
@@ -33,7 +40,9 @@ final class ShmBuffer {
         // Rows on 64-byte boundaries (libswscale's SIMD writes aligned rows fastest), with at
         // least one spare pixel each.
         stride = (size.width * 4 + 4 + 63) & ~63
-        let (rows, overflow) = stride.multipliedReportingOverflow(by: size.height + 1)
+        // A spare row above (the crop spill) and one below: a view's wl_buffer starts up to a
+        // row in and must still have whole rows of stride in the pool (wl_shm's check).
+        let (rows, overflow) = stride.multipliedReportingOverflow(by: size.height + 2)
         let b = rows + 4
         guard !overflow, rows > 0, b <= Int(Int32.max) else { throw SinkError("a \(size) shm buffer is too large") }
         bytes = b
@@ -45,7 +54,7 @@ final class ShmBuffer {
         guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), p != MAP_FAILED else {
             throw SinkError("cannot map a shm buffer: \(Sys.errnoText())")
         }
-        // The pool goes at the end of this scope: the buffer made from it stays valid.
+        // The pool is kept for views (its buffers stay valid without it too).
         guard let pool = ShmPool(shm, fd: fd, size: bytes) else {
             munmap(p, bytes)
             throw SinkError("wl_shm.create_pool failed")
@@ -57,20 +66,55 @@ final class ShmBuffer {
         mapping = p
         data = p + Self.lead(stride)
         buffer = buf
-        buf.onRelease = { [unowned self] in self.released() }
+        self.pool = pool
+        self.format = format
+        buf.onRelease = { [unowned self] in
+            self.wholeBusy = false
+            self.released()
+        }
     }
 
-    /// The proxy first (no release can arrive for a freed object), then the memory: the
+    /// The proxies first (no release can arrive for a freed object), then the memory: the
     /// compositor has its own mapping of the pool, so what it shows stays valid.
     deinit {
         buffer.destroy()
+        for v in views { v.buffer.destroy() }
         munmap(mapping, bytes)
     }
 
-    /// Attaches to `surface` with `damage` (buffer pixels; nil: the whole buffer; the caller commits).
-    func attach(to surface: LayerSurface, damage: [PixelRect]? = nil) {
-        buffer.attach(to: surface.surface, damage: damage)
-        busy = true
+    /// Attaches to `surface` with `damage` (buffer pixels; nil: the whole buffer; the caller
+    /// commits). `view`: only that part of the picture, as a wl_buffer of its own (damage in
+    /// its pixels).
+    func attach(to surface: LayerSurface, damage: [PixelRect]? = nil, view: PixelRect? = nil) throws(SinkError) {
+        guard let view, view != PixelRect(x: 0, y: 0, width: size.width, height: size.height) else {
+            buffer.attach(to: surface.surface, damage: damage)
+            wholeBusy = true
+            return
+        }
+        let i = try viewIndex(view)
+        views[i].buffer.attach(to: surface.surface, damage: damage)
+        views[i].busy = true
+    }
+
+    private func viewIndex(_ r: PixelRect) throws(SinkError) -> Int {
+        if let i = views.firstIndex(where: { $0.rect == r }) { return i }
+        guard r.x >= 0, r.y >= 0, r.width > 0, r.height > 0, r.x + r.width <= size.width, r.y + r.height <= size.height,
+              let b = pool.makeBuffer(offset: Self.lead(stride) + r.y * stride + r.x * 4, size: Size(width: r.width, height: r.height),
+                                      stride: stride, format: format) else {
+            throw SinkError("cannot make a \(r) view of a \(size) shm buffer")
+        }
+        // A span's outputs come and go: a handful of views at most, the unused ones dropped.
+        if views.count >= 8, let free = views.firstIndex(where: { !$0.busy }) {
+            views[free].buffer.destroy()
+            views.remove(at: free)
+        }
+        let rect = r
+        b.onRelease = { [unowned self] in
+            if let j = self.views.firstIndex(where: { $0.rect == rect }) { self.views[j].busy = false }
+            self.released()
+        }
+        views.append((r, b, false))
+        return views.count - 1
     }
 
     /// Fills the whole buffer with one opaque colour (little-endian XRGB/ARGB: B, G, R, A).
@@ -85,8 +129,5 @@ final class ShmBuffer {
     /// the pixel before the first row's first is inside the mapping too).
     private static func lead(_ stride: Int) -> Int { stride + 4 }
 
-    private func released() {
-        busy = false
-        onRelease?()
-    }
+    private func released() { onRelease?() }
 }

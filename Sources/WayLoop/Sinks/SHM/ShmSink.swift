@@ -39,21 +39,32 @@ final class ShmSink: Sink {
     }
 
     /// The buffer's size in the picture's stored orientation (a quarter turn swaps its sides):
-    /// the surface's, or a smaller one the compositor scales (`displaySize`).
+    /// the surface's, or a smaller one the compositor scales (`attachment`). A span's canvas
+    /// buffer is one key for every output of the span: converted once.
     private func key(_ picture: Picture, _ settings: OutputSettings, _ surface: LayerSurface) -> ShmPictures.Key {
-        let b = displaySize(picture, settings, surface)
+        let a = attachment(picture, settings, surface)
+        let b = a.size
         let size = picture.orientation.rotation % 180 == 0 ? b : Size(width: b.height, height: b.width)
-        return ShmPictures.Key(size: size, mode: settings.mode, color: settings.color, dim: settings.dim,
-                               span: settings.span?.stored(picture.orientation))
+        return ShmPictures.Key(size: size, mode: a.mode ?? settings.mode, color: settings.color, dim: settings.dim,
+                               span: a.mode == nil ? settings.span?.stored(picture.orientation) : nil)
     }
 
-    /// The buffer's size as displayed: the surface's, or with the compositor scaling
-    /// (`--scaling`, and a viewport) the picture's own where it is upscaled.
-    private func displaySize(_ picture: Picture, _ settings: OutputSettings, _ surface: LayerSurface) -> Size {
-        guard settings.scaling.compositorScales(dmabuf: device.dmabuf), surface.scalesBuffers,
-              let b = CompositorScaling.buffer(video: picture.orientation.displaySize(picture.size), output: surface.bufferSize,
-                                               mode: settings.mode) else { return surface.bufferSize }
-        return b
+    /// The buffer attached as displayed: the surface's size, or with the compositor scaling
+    /// (`--scaling`, and a viewport) the picture's own where it is upscaled; for a span, the
+    /// canvas buffer, its mode on the canvas, and this output's part of it.
+    private func attachment(_ picture: Picture, _ settings: OutputSettings,
+                            _ surface: LayerSurface) -> (size: Size, source: Rect?, mode: ScaleMode?) {
+        let whole = (surface.bufferSize, nil as Rect?, nil as ScaleMode?)
+        guard settings.scaling.compositorScales(dmabuf: device.dmabuf), surface.scalesBuffers else { return whole }
+        let video = picture.orientation.displaySize(picture.size)
+        if settings.mode.isSpan {
+            // Upright only: a view is a part of the buffer's memory, which is stored turned.
+            guard picture.orientation == .upright, let span = settings.span,
+                  let c = CompositorScaling.canvas(video: video, span: span, output: surface.bufferSize, mode: settings.mode) else { return whole }
+            return (c.buffer, c.source, c.mode)
+        }
+        guard let b = CompositorScaling.buffer(video: video, output: surface.bufferSize, mode: settings.mode) else { return whole }
+        return (b, nil, nil)
     }
 
     func present(colour: RGB, on surface: LayerSurface) throws(SinkError) {
@@ -71,7 +82,7 @@ final class ShmSink: Sink {
         b.fill(colour)
         surface.setBufferTransform(0)
         surface.attaching(size)
-        b.attach(to: surface)
+        try b.attach(to: surface)
         wl_surface_commit(surface.surface)
         damaged.record(nil, of: size)
         blocked = nil
@@ -108,11 +119,15 @@ final class ShmSink: Sink {
         }
         blocked = nil
         colourBuffers.removeAll { !$0.busy }
-        let damage = blended ? nil : damage(picture, key: key)
         surface.setBufferTransform(BufferTransform.forOrientation(picture.orientation))
-        surface.attaching(displaySize(picture, settings, surface))
-        buffer.attach(to: surface, damage: damage)
-        damaged.record(damage, of: buffer.size)
+        // A span's canvas buffer: this output's part as a wl_buffer of its own over the same
+        // memory (a viewport source rectangle would do it, but sway 1.7's software renderer
+        // ignores a source's offset), scaled onto the surface by the viewport's destination.
+        let view = attachment(picture, settings, surface).source.map { ShmSink.pixels($0, within: buffer.size) }
+        let damage = blended ? nil : damage(picture, key: key).map { ShmSink.inView($0, view) }
+        surface.attaching(view.map { Size(width: $0.width, height: $0.height) } ?? buffer.size)
+        try buffer.attach(to: surface, damage: damage, view: view)
+        damaged.record(damage, of: view.map { Size(width: $0.width, height: $0.height) } ?? buffer.size)
         surface.requestFrame()
         beforeCommit()
         wl_surface_commit(surface.surface)
@@ -121,6 +136,21 @@ final class ShmSink: Sink {
 }
 
 extension ShmSink {
+    /// A part of a buffer in whole pixels (edges rounded), inside it.
+    static func pixels(_ r: Rect, within size: Size) -> PixelRect {
+        let x0 = max(0, min(size.width - 1, Int(r.x.rounded()))), y0 = max(0, min(size.height - 1, Int(r.y.rounded())))
+        let x1 = max(x0 + 1, min(size.width, Int((r.x + r.width).rounded()))), y1 = max(y0 + 1, min(size.height, Int((r.y + r.height).rounded())))
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// Buffer damage as a view's own (its pixels; one pixel when none of it is in the view).
+    static func inView(_ rects: [PixelRect], _ view: PixelRect?) -> [PixelRect] {
+        guard let view else { return rects }
+        let mine = rects.map { $0.intersection(view) }.filter { !$0.isEmpty }
+            .map { PixelRect(x: $0.x - view.x, y: $0.y - view.y, width: $0.width, height: $0.height) }
+        return mine.isEmpty ? [PixelRect(x: 0, y: 0, width: 1, height: 1)] : mine
+    }
+
     /// The buffer rectangles that differ from what the surface shows (nil: all of it): the
     /// changed tiles since the frame committed last, when that was this clip with this key.
     /// A redraw of the same frame (a configure, a lost buffer) is a full one. Never empty: an
