@@ -20,21 +20,20 @@ final class SpanTests: XCTestCase {
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         chmod(dir, 0o755)
         gradient = dir + "/gradient.mp4"
-        // Converted and tagged as BT.709 limited range, so that red and green come back
-        // exactly (an untagged clip is read with another matrix: green leaks into red).
-        let r = Shell.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
-                           "-i", "nullsrc=s=1280x360:r=30:d=1,format=gbrp,geq=r='X*255/W':g='Y*255/H':b=128,"
-                               + "scale=out_color_matrix=bt709:out_range=tv,format=yuv444p",
-                           "-c:v", "libx264", "-crf", "4", "-colorspace", "bt709", "-color_primaries", "bt709",
-                           "-color_trc", "bt709", "-color_range", "tv", gradient], timeout: 120)
-        precondition(r.status == 0, "ffmpeg could not make the gradient: \(r.stderr)")
+        makeGradient(gradient, size: "1280x360")
         smallGradient = dir + "/gradient-small.mp4"
-        let s = Shell.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
-                           "-i", "nullsrc=s=640x180:r=30:d=1,format=gbrp,geq=r='X*255/W':g='Y*255/H':b=128,"
+        makeGradient(smallGradient, size: "640x180")
+    }
+
+    /// Converted and tagged as BT.709 limited range, so that red and green come back exactly
+    /// (an untagged clip is read with another matrix: green leaks into red).
+    private static func makeGradient(_ path: String, size: String) {
+        let r = Shell.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+                           "-i", "nullsrc=s=\(size):r=30:d=1,format=gbrp,geq=r='X*255/W':g='Y*255/H':b=128,"
                                + "scale=out_color_matrix=bt709:out_range=tv,format=yuv444p",
                            "-c:v", "libx264", "-crf", "4", "-colorspace", "bt709", "-color_primaries", "bt709",
-                           "-color_trc", "bt709", "-color_range", "tv", smallGradient], timeout: 120)
-        precondition(s.status == 0, "ffmpeg could not make the small gradient: \(s.stderr)")
+                           "-color_trc", "bt709", "-color_range", "tv", path], timeout: 120)
+        precondition(r.status == 0, "ffmpeg could not make the gradient \(size): \(r.stderr)")
     }
 
     override class func tearDown() {
