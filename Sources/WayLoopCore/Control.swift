@@ -285,6 +285,55 @@ public struct LineSplitter: Sendable {
     public mutating func feed(_ bytes: [UInt8]) -> [Item] { bytes.withUnsafeBytes { feed($0) } }
 }
 
+/// Time spent on one stage of the frame path, and how many times it ran (`ctl status --json`'s
+/// `costs`: totals since start, so that a reader takes two and divides the difference).
+public struct StageCost: Equatable, Sendable {
+    public var nanos: Int64 = 0
+    public var count = 0
+    public init(nanos: Int64 = 0, count: Int = 0) {
+        self.nanos = nanos
+        self.count = count
+    }
+    public mutating func add(_ n: Int64) {
+        nanos &+= max(0, n)
+        count += 1
+    }
+}
+
+/// One output's frame path, stage by stage: its video's decoding (the decoder thread's own CPU
+/// time per decoded frame; libavcodec's frame threads, which GL uses, are not in it), the frame
+/// comparison (damage), the conversion or drawing of a frame (shm: libswscale into the buffer,
+/// once for the outputs sharing it; gl: the upload and draw calls), and the rest of a present up
+/// to the commit (shm: attach, damage, the fade's mix; gl: the swap, where llvmpipe shades).
+public struct FrameCosts: Equatable, Sendable {
+    public var decode = StageCost()
+    public var compare = StageCost()
+    public var convert = StageCost()
+    public var present = StageCost()
+    public init() {}
+
+    public var json: JSON {
+        func ms(_ c: StageCost) -> JSON { .number((Double(c.nanos) / 1e4).rounded() / 100) }
+        return .object([("decode_ms", ms(decode)), ("decoded", .number(Double(decode.count))),
+                        ("compare_ms", ms(compare)), ("compared", .number(Double(compare.count))),
+                        ("convert_ms", ms(convert)), ("converted", .number(Double(convert.count))),
+                        ("present_ms", ms(present)), ("presented", .number(Double(present.count)))])
+    }
+
+    public init?(json: JSON) {
+        func stage(_ name: String, _ n: String) -> StageCost? {
+            guard let ms = json[name + "_ms"]?.number, let c = json[n]?.number else { return nil }
+            return StageCost(nanos: Int64((ms * 1e6).rounded()), count: Int(c))
+        }
+        guard let d = stage("decode", "decoded"), let c = stage("compare", "compared"), let v = stage("convert", "converted"),
+              let p = stage("present", "presented") else { return nil }
+        decode = d
+        compare = c
+        convert = v
+        present = p
+    }
+}
+
 /// One output as `status` reports it.
 public struct OutputStatus: Equatable, Sendable {
     /// The version of `ctl status --json` (top-level `"version"`): fields are only added
@@ -311,11 +360,14 @@ public struct OutputStatus: Equatable, Sendable {
     public var maxFps: Double?
     /// The share of its buffer the last commits damaged (DamageMeter; nil: nothing drawn yet).
     public var damaged: Double?
+    /// Its frame path's costs so far (nil: no video).
+    public var costs: FrameCosts?
 
     public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: PlayerState,
                 position: Double? = nil, framesShown: Int = 0, framesDropped: Int = 0, showing: String? = nil,
                 renderer: String? = nil, decoder: String? = nil, playlist: PlaylistStatus? = nil, maxFps: Double? = nil,
-                damaged: Double? = nil) {
+                damaged: Double? = nil, costs: FrameCosts? = nil) {
+        self.costs = costs
         self.playlist = playlist
         self.damaged = damaged
         self.maxFps = maxFps
@@ -352,6 +404,7 @@ public struct OutputStatus: Equatable, Sendable {
                   renderer: json["renderer"]?.string, decoder: json["decoder"]?.string, maxFps: json["max_fps"]?.number,
                   damaged: json["damaged"]?.number)
         playlist = json["playlist"].flatMap(PlaylistStatus.init(json:))
+        costs = json["costs"].flatMap(FrameCosts.init(json:))
     }
 
     public var json: JSON {
@@ -367,6 +420,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let playlist { pairs.append(("playlist", playlist.json)) }
         if let maxFps { pairs.append(("max_fps", .number(maxFps))) }
         if let damaged { pairs.append(("damaged", .number((damaged * 1000).rounded() / 1000))) }
+        if let costs { pairs.append(("costs", costs.json)) }
         return .object(pairs)
     }
 

@@ -78,6 +78,23 @@ public struct TileMask: Equatable, Sendable {
         return out
     }
 
+    /// A run of tiles in pieces of a power of two of whole tiles, the longest first, a cut tile
+    /// at the picture's edge kept with the piece before it: what the shm renderer converts, in a
+    /// handful of sizes (one libswscale context each) whatever the runs' lengths.
+    public static func pieces(_ run: PixelRect) -> [PixelRect] {
+        var out: [PixelRect] = []
+        var x = run.x, left = run.width
+        while left > 0 {
+            var w = tile
+            while w * 2 <= left { w *= 2 }
+            if left - w < tile { w = left }
+            out.append(PixelRect(x: x, y: run.y, width: w, height: run.height))
+            x += w
+            left -= w
+        }
+        return out
+    }
+
     /// The changed area as at most `limit` rectangles covering every changed tile (what the
     /// compositor is told): the runs, runs of the same columns in consecutive rows merged into
     /// one box, then, while there are too many, the two neighbours (in top-to-bottom order)
@@ -161,8 +178,8 @@ public enum TileDiff {
     /// more than `Damage.fullAbove` of the tiles changed: such a frame is drawn whole anyway.
     ///
     /// Row by row through each band of tiles: a whole row compared at once (one long memcmp;
-    /// most rows of a still region are equal), and only a row that differs compared tile by
-    /// tile, for the band's tiles not yet known to have changed.
+    /// most rows of a still region are equal); in a row that differs, each run of the band's
+    /// tiles not yet known to have changed at once, and only a run that differs tile by tile.
     public static func changed(old: [Plane], new: [Plane], size: Size, chromaShiftX: Int, chromaShiftY: Int) -> TileMask? {
         guard old.count == new.count, !old.isEmpty, !size.isEmpty else { return nil }
         var mask = TileMask(picture: size)
@@ -182,12 +199,22 @@ public enum TileDiff {
                     let ra = a.data + y * a.lineSize, rb = b.data + y * b.lineSize
                     y += 1
                     if memcmp(ra, rb, rowBytes) == 0 { continue }
-                    for c in 0..<mask.columns where !mask[c, band] {
-                        let off = c * tileBytes
-                        if !same(ra + off, rb + off, min(tileBytes, rowBytes - off)) {
-                            mask.insert(column: c, row: band)
-                            pending -= 1
-                            if mask.count > limit { return nil }
+                    // Each run of tiles not yet changed at once (a still region is long and
+                    // equal), and only a run that differs tile by tile.
+                    var c = 0
+                    while c < mask.columns {
+                        guard !mask[c, band] else { c += 1; continue }
+                        let start = c
+                        while c < mask.columns && !mask[c, band] { c += 1 }
+                        let off = start * tileBytes, n = min(c * tileBytes, rowBytes) - off
+                        if memcmp(ra + off, rb + off, n) == 0 { continue }
+                        for t in start..<c {
+                            let o = t * tileBytes
+                            if !same(ra + o, rb + o, min(tileBytes, rowBytes - o)) {
+                                mask.insert(column: t, row: band)
+                                pending -= 1
+                                if mask.count > limit { return nil }
+                            }
                         }
                     }
                 }

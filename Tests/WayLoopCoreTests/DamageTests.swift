@@ -209,4 +209,32 @@ final class DamageTests: XCTestCase {
             r.compared(full: i % 4 != 3)
         }
     }
+
+    func testFrameCostsRoundTripThroughTheStatusJSON() {
+        var c = FrameCosts()
+        c.decode.add(4_250_000)
+        c.decode.add(3_750_000)
+        c.compare.add(-5)  // a clock that went backwards adds nothing but counts the run
+        c.convert.add(1_234_567)
+        var s = OutputStatus(name: "DP-1", video: "/v.mp4", mode: .fill, state: .playing)
+        s.costs = c
+        let back = OutputStatus(json: s.json)
+        XCTAssertEqual(back?.costs?.decode, StageCost(nanos: 8_000_000, count: 2))
+        XCTAssertEqual(back?.costs?.compare, StageCost(nanos: 0, count: 1))
+        XCTAssertEqual(back?.costs?.convert, StageCost(nanos: 1_230_000, count: 1), "ms with two decimals")
+        XCTAssertEqual(back?.costs?.present, StageCost())
+        XCTAssertNil(OutputStatus(json: OutputStatus(name: "DP-1", video: nil, mode: nil, state: .idle).json)?.costs)
+    }
+
+    func testRunsAreCutIntoPowerOfTwoPieces() {
+        func widths(_ w: Int) -> [Int] { TileMask.pieces(PixelRect(x: 128, y: 64, width: w, height: 64)).map(\.width) }
+        XCTAssertEqual(widths(64), [64])
+        XCTAssertEqual(widths(7 * 64), [256, 128, 64])
+        XCTAssertEqual(widths(30 * 64), [1024, 512, 256, 128])
+        // A cut tile at the picture's edge stays with the piece before it.
+        XCTAssertEqual(widths(2 * 64 + 40), [168])
+        XCTAssertEqual(widths(40), [40])
+        let p = TileMask.pieces(PixelRect(x: 128, y: 64, width: 5 * 64, height: 56))
+        XCTAssertEqual(p, [PixelRect(x: 128, y: 64, width: 256, height: 56), PixelRect(x: 384, y: 64, width: 64, height: 56)])
+    }
 }

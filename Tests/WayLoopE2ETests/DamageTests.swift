@@ -145,6 +145,20 @@ final class DamageTests: XCTestCase {
                 return o["renderer"] as? String == "shm" ? d < 0.2 : d <= 1
             }
         }, w.lastStatus)
+        // The cost counters: every frame decoded and compared (shm), each shared buffer converted
+        // once (by whichever output drew it first), every present counted.
+        let outs = try Ctl.status(env: sway.env)
+        let costs = outs.compactMap { $0["costs"] as? [String: Any] }
+        XCTAssertEqual(costs.count, 2, Ctl.describe(outs))
+        let sum = { (k: String) in costs.reduce(0) { $0 + (($1[k] as? Double) ?? 0) } }
+        XCTAssertGreaterThanOrEqual(costs.first?["decoded"] as? Double ?? 0, 100, Ctl.describe(outs))
+        XCTAssertGreaterThan(costs.first?["decode_ms"] as? Double ?? 0, 0, Ctl.describe(outs))
+        XCTAssertGreaterThanOrEqual(sum("presented"), 200, Ctl.describe(outs))
+        if Wayloop.rendererFromEnvironment != "gl" {
+            XCTAssertLessThanOrEqual(sum("converted"), sum("presented") / 2 + 10, "a shared buffer converted for each output: \(Ctl.describe(outs))")
+            XCTAssertGreaterThanOrEqual(costs.first?["compared"] as? Double ?? 0, 99, Ctl.describe(outs))
+            XCTAssertGreaterThanOrEqual(sum("converted"), 99, Ctl.describe(outs))
+        }
         for pass in [3, 5] {
             XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= pass || !w.isRunning }, "pass \(pass) never began: \(w.stderr)")
             try checkShots(sway, "in pass \(pass)")

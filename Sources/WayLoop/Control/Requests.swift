@@ -202,8 +202,20 @@ final class Requests: ControlServerDelegate {
                                 framesShown: h.surface?.framesShown ?? 0, framesDropped: v?.dropped ?? 0,
                                 showing: showing, renderer: h.sink?.kind.rawValue ?? app.rendererKind?.rawValue,
                                 decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: app.playlistStatus(h),
-                                maxFps: h.cap, damaged: h.sink?.damaged.share)
+                                maxFps: h.cap, damaged: h.sink?.damaged.share, costs: Self.costs(v, h.sink))
         }
+    }
+
+    /// An output's frame-path costs: its clip's decoding and comparing, its sink's converting
+    /// and presenting (nil: no video).
+    private static func costs(_ v: Clip?, _ sink: Sink?) -> FrameCosts? {
+        guard let v else { return nil }
+        var c = v.costs
+        if let s = sink?.costs {
+            c.convert = s.convert
+            c.present = s.present
+        }
+        return c
     }
 
     /// The outputs a request names (nil: every output).

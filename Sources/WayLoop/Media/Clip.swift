@@ -31,6 +31,18 @@ final class Clip {
     /// What changed between its last frames on screen (the sinks' damage).
     private(set) var damage = DamageHistory()
     private var comparing = ComparePolicy()
+    /// The frame comparisons' CPU time, and the decoding done by channels before a restart.
+    private var compareCost = StageCost()
+    private var decodeBefore = StageCost()
+
+    /// Its part of the frame path's costs: decoding and comparing.
+    var costs: FrameCosts {
+        var c = FrameCosts()
+        let now = channel.decodeCost
+        c.decode = StageCost(nanos: decodeBefore.nanos &+ now.nanos, count: decodeBefore.count + now.count)
+        c.compare = compareCost
+        return c
+    }
     private(set) var dropped = 0
     private var lastAdvance: Nanos = -1
     private var anchored = false
@@ -120,6 +132,8 @@ final class Clip {
 
     func restart() {
         guard isReleased else { return }
+        let done = channel.decodeCost
+        decodeBefore = StageCost(nanos: decodeBefore.nanos &+ done.nanos, count: decodeBefore.count + done.count)
         channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, limits: limits,
                                cacheBudget: cacheBudget, decoderThreads: decoderThreads)
         // Only a scale the main thread worked out: until then the decoder guesses from `outputs`.
@@ -246,7 +260,9 @@ extension Clip {
     /// the device draws whole frames anyway, or a run of full frames paused the comparison).
     fileprivate func changed(_ old: UnsafeMutablePointer<AVFrame>, _ new: UnsafeMutablePointer<AVFrame>) -> TileMask? {
         guard FrameDiff.enabled, limits.current.usesDamage, comparing.shouldCompare() else { return nil }
+        let started = Sys.threadCPU()
         let mask = FrameDiff.changed(old, new)
+        compareCost.add(Sys.threadCPU() - started)
         comparing.compared(full: mask == nil)
         return mask
     }

@@ -211,11 +211,13 @@ final class Decoder {
             // A cached pass is decoded whole (the cache may be replayed after the cap is lifted).
             followSkipCap(caching ? nil : channel.skipCap)
             guard let frame = channel.obtainFrame() else { throw .decodeFailed(path, reason: "out of memory") }
+            let started = Sys.threadCPU()
             switch nextFrame(into: frame) {
             case .frame:
                 framesThisPass += 1
                 frameDecoded()
                 guard let ready = convertIfNeeded(frame) else { continue }
+                channel.addDecodeCost(Sys.threadCPU() - started)
                 let pts = ready.pointee.best_effort_timestamp
                 let ptsNs: Nanos? = pts == avx_nopts() ? nil : rescale(pts)
                 let own = rescale(avx_frame_duration(ready))

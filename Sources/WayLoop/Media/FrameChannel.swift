@@ -95,6 +95,11 @@ final class FrameChannel: @unchecked Sendable {
     /// libavcodec frame threads for this video's decoder (set by the main thread before start).
     let decoderThreads: Int
 
+    /// The decoder thread's CPU time per decoded frame (FrameCosts.decode).
+    private var _decodeCost = StageCost()
+    var decodeCost: StageCost { lock.withLock { _decodeCost } }
+    func addDecodeCost(_ n: Nanos) { lock.withLock { _decodeCost.add(n) } }
+
     init(capacity: Int, wakeup: WakeupFD, limits: PictureLimits, cacheBudget: Int = 0, decoderThreads: Int = 2) {
         self.cacheBudget = cacheBudget
         self.decoderThreads = decoderThreads

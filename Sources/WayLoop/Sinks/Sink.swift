@@ -43,6 +43,8 @@ protocol Sink: AnyObject {
     var kind: RendererKind { get }
     /// What its last commits told the compositor changed (`ctl status --json`'s `damaged`).
     var damaged: DamageMeter { get }
+    /// Its part of the frame path's costs: converting (or drawing) and presenting.
+    var costs: FrameCosts { get }
     /// Makes (or resizes) what the surface's buffer size needs, after a configure.
     func resize(_ surface: LayerSurface) throws(SinkError)
     /// False while drawing `picture` with `settings` would have to wait (shm: every buffer for

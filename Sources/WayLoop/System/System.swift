@@ -12,6 +12,13 @@ enum Sys {
         return Nanos(ts.tv_sec) * .nanosPerSecond + Nanos(ts.tv_nsec)
     }
 
+    /// CPU time the calling thread has used (the frame path's cost counters).
+    static func threadCPU() -> Nanos {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Nanos(ts.tv_sec) * .nanosPerSecond + Nanos(ts.tv_nsec)
+    }
+
     /// When this process was executed, on CLOCK_MONOTONIC: its start time in /proc/self/stat
     /// (clock ticks since boot, 10 ms here) against CLOCK_BOOTTIME now. nil if unreadable.
     static func execTime() -> Nanos? {

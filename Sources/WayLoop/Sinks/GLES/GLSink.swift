@@ -14,6 +14,10 @@ final class GLSink: Sink {
     private var swapped: [UInt64] = []
     private var drawnKey: (clip: String, settings: OutputSettings, size: Size)?
     private(set) var damaged = DamageMeter()
+    /// GL: `convert` is the upload and the draw calls, `present` the swap (which commits; a
+    /// software GL such as llvmpipe does its shading there).
+    private(set) var costs = FrameCosts()
+    private var drawStarted: Nanos = 0
 
     init(device: GLDevice) { self.device = device }
 
@@ -65,6 +69,7 @@ final class GLSink: Sink {
 
     func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
                  beforeCommit: () -> Void) throws(SinkError) {
+        drawStarted = Sys.threadCPU()
         let s = try makeCurrent()
         let t = try device.textures(for: picture)
         if let f = fading {
@@ -75,7 +80,9 @@ final class GLSink: Sink {
                                         weight: f.weight)
             surface.requestFrame()
             beforeCommit()
+            let swapping = drewUntilSwap()
             try swap(s)
+            costs.present.add(Sys.threadCPU() - swapping)
             damaged.record(nil, of: surface.bufferSize)
             forgetDrawn()
             return
@@ -90,6 +97,7 @@ final class GLSink: Sink {
         beforeCommit()
         // What the compositor is told: the rectangles only where EGL can say so.
         damaged.record(device.egl.swapsWithDamage ? damage.changed : nil, of: size)
+        let swapping = drewUntilSwap()
         if let rects = damage.changed {
             guard device.egl.swap(s, damage: rects, height: size.height) else {
                 throw SinkError("eglSwapBuffersWithDamage failed (EGL error 0x\(String(eglGetError(), radix: 16)))")
@@ -97,6 +105,7 @@ final class GLSink: Sink {
         } else {
             try swap(s)
         }
+        costs.present.add(Sys.threadCPU() - swapping)
         if drawnKey.map({ $0.clip != picture.clip || $0.settings != settings || $0.size != size }) ?? true { swapped.removeAll() }
         drawnKey = (picture.clip, settings, size)
         swapped.insert(picture.serial, at: 0)
@@ -105,6 +114,13 @@ final class GLSink: Sink {
 }
 
 extension GLSink {
+    /// Counts the draw so far as its `convert` cost; returns when the swap starts.
+    private func drewUntilSwap() -> Nanos {
+        let now = Sys.threadCPU()
+        costs.convert.add(now - drawStarted)
+        return now
+    }
+
     /// What this frame must draw and what the compositor is told changed, in buffer pixels
     /// (top-left origin). `redraw`: the back buffer holds an older frame of the same clip and
     /// settings (EGL_EXT_buffer_age), so only the part that changed since then is drawn (nil:

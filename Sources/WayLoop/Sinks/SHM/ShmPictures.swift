@@ -41,7 +41,8 @@ final class ShmPictures {
 
     /// The buffer holding `picture` converted for `key`, converting it now if no output has
     /// yet. Nil when every buffer is still the compositor's (draw after a release).
-    func buffer(for key: Key, picture: Picture, device: ShmDevice, now: Nanos) throws(SinkError) -> ShmBuffer? {
+    /// `cost`: the conversion's CPU time is added to it when one is made.
+    func buffer(for key: Key, picture: Picture, device: ShmDevice, now: Nanos, cost: inout StageCost) throws(SinkError) -> ShmBuffer? {
         let serial = picture.serial
         let entry: Entry
         if let e = entries.first(where: { $0.key == key }) { entry = e } else {
@@ -55,7 +56,9 @@ final class ShmPictures {
         // since that frame is converted again (ShmConverter decides whether it can).
         let colour = picture.colour
         let changed = target.holds.serial != 0 && target.holds.colour == colour ? picture.changed(since: target.holds.serial) : nil
+        let started = Sys.threadCPU()
         try entry.converter.convert(picture, into: target, key: key, format: device.packedFormat, changed: changed)
+        cost.add(Sys.threadCPU() - started)
         target.holds = (serial, colour)
         entry.current = target
         entry.serial = serial
@@ -97,10 +100,10 @@ final class ShmPictures {
 /// keeps a context for the frame size, format and layout).
 final class ShmConverter {
     private let scaler = RGBScaler()
-    /// One scaler per size of a run of changed tiles (a band's height, a whole number of tiles
-    /// wide): the moving parts of a clip keep to a few sizes.
+    /// One scaler per size of a piece of changed tiles (a band's height, a power of two of
+    /// tiles wide; each libswscale context holds tables of its own): a few sizes per clip.
     private var runScalers: [(size: Size, scaler: RGBScaler)] = []
-    private static let runScalerLimit = 32
+    private static let runScalerLimit = 16
 
     /// Converts `picture` into `buffer`. `changed`: the tiles that changed since the frame the
     /// buffer holds (nil: unknown); where the layout allows it (ShmLayout.convertsRegions, the
@@ -166,7 +169,9 @@ final class ShmConverter {
     /// which its SIMD converter takes, on chroma samples): the caller converts all of it.
     private func convertTiles(_ mask: TileMask, of planes: CPUPlanes, layout: ShmLayout, into buffer: ShmBuffer,
                               key: ShmPictures.Key, format: PackedRGB) throws(SinkError) -> Bool {
-        let runs = mask.runs.map { $0.intersection(layout.source) }.filter { !$0.isEmpty }
+        // Runs cut into pieces of 1, 2, 4, 8 ... tiles: a handful of sizes (libswscale contexts),
+        // whatever the runs' lengths.
+        let runs = mask.runs.flatMap(TileMask.pieces).map { $0.intersection(layout.source) }.filter { !$0.isEmpty }
         guard runs.allSatisfy({ $0.width % 16 == 0 && $0.x % 2 == 0 && $0.y % 2 == 0 && $0.height % 2 == 0 }) else { return false }
         for r in runs {
             guard let dst = layout.bufferRect(of: r) else { continue }

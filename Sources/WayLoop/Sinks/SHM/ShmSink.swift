@@ -23,6 +23,7 @@ final class ShmSink: Sink {
     /// since (nil: a colour, a blend, or nothing yet: the next commit damages everything).
     private var committed: (clip: String, key: ShmPictures.Key, serial: UInt64)?
     private(set) var damaged = DamageMeter()
+    private(set) var costs = FrameCosts()
 
     init(device: ShmDevice) { self.device = device }
 
@@ -91,9 +92,13 @@ final class ShmSink: Sink {
 
     func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
                  beforeCommit: () -> Void) throws(SinkError) {
+        let started = Sys.threadCPU()
+        let converted = costs.convert.nanos
+        defer { costs.present.add(Sys.threadCPU() - started - (costs.convert.nanos - converted)) }
         let key = key(picture, settings, surface)
         let now = Sys.now()
-        guard var buffer = try device.pictures(of: picture.clip).buffer(for: key, picture: picture, device: device, now: now) else {
+        guard var buffer = try device.pictures(of: picture.clip).buffer(for: key, picture: picture, device: device, now: now,
+                                                                         cost: &costs.convert) else {
             blocked = (device.releases, key, picture.clip)
             throw SinkError.waiting
         }
@@ -103,7 +108,8 @@ final class ShmSink: Sink {
         // other sizes cannot be mixed pixel by pixel, so such a switch cuts.
         if let f = fading, f.picture.orientation == picture.orientation, self.key(f.picture, f.settings, surface).size == key.size {
             let oldKey = self.key(f.picture, f.settings, surface)
-            guard let old = try device.pictures(of: f.picture.clip).buffer(for: oldKey, picture: f.picture, device: device, now: now),
+            guard let old = try device.pictures(of: f.picture.clip).buffer(for: oldKey, picture: f.picture, device: device, now: now,
+                                                                            cost: &costs.convert),
                   let mixed = try fadeBuffer(key.size) else {
                 // Draw again after a release (not at once: nothing frees a buffer meanwhile).
                 blocked = (device.releases, key, picture.clip)
