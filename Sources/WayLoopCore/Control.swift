@@ -175,8 +175,9 @@ public enum CtlParser {
         }
         guard let cmd = args.first else { throw .ctl("no command (\(usage))") }
         let rest = Array(args.dropFirst())
-        func noMore(_ a: ArraySlice<String>) throws(UsageError) {
-            if let x = a.first { throw .unexpectedArgument(x) }
+        // An extra argument, in ctl's words: what the command takes, and what was one too many.
+        func noMore(_ a: ArraySlice<String>, takes: String) throws(UsageError) {
+            if let x = a.first { throw .ctl("\(cmd) takes \(takes), not also '\(x)'") }
         }
         switch cmd {
         case "status":
@@ -187,7 +188,7 @@ public enum CtlParser {
             }
             return CtlCommand(request: .status, json: json)
         case "pause", "resume", "toggle", "next", "prev":
-            try noMore(rest.dropFirst())
+            try noMore(rest.dropFirst(), takes: "at most one OUTPUT (or '*')")
             let o = rest.first == "*" ? nil : rest.first
             if let o, o.hasPrefix("-") { throw .unknownOption(o) }
             let request: ControlRequest
@@ -202,12 +203,14 @@ public enum CtlParser {
         case "subscribe":
             var waybar = false
             for a in rest {
-                guard a == "--waybar" else { throw a.hasPrefix("-") ? .unknownOption(a) : .unexpectedArgument(a) }
+                guard a == "--waybar" else {
+                    throw a.hasPrefix("-") ? .unknownOption(a) : .ctl("subscribe takes only --waybar, not '\(a)'")
+                }
                 waybar = true
             }
             return CtlCommand(request: .subscribe, waybar: waybar)
         case "reload", "quit":
-            try noMore(rest[...])
+            try noMore(rest[...], takes: "no argument")
             return CtlCommand(request: cmd == "reload" ? .reload : .quit)
         case "set":
             guard let output = rest.first, !output.hasPrefix("-") else { throw .ctl("set needs OUTPUT (or '*') and VIDEO") }
@@ -229,7 +232,7 @@ public enum CtlParser {
                     guard setting.set(v, in: &e) else { throw .badValue(option: a, value: v, expected: setting.expected) }
                 default:
                     if a.hasPrefix("-") && a.count > 1 { throw .unknownOption(a) }
-                    if e.video != nil { throw .unexpectedArgument(a) }
+                    if let v = e.video { throw .ctl("set takes one VIDEO (or directory, or playlist): '\(v)', not also '\(a)'") }
                     e.video = a
                 }
                 i += 1

@@ -28,7 +28,11 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedCodec(let p, let c):
             return "'\(p)': its video codec (\(c)) has no decoder in this FFmpeg build"
         case .decodeFailed(let p, let r): return "'\(p)': no frame could be decoded (\(r))"
-        case .noVideos(let p, let d, let r): return "'\(p)': a \(d ? "directory" : "playlist") with no video to play (\(r))"
+        case .noVideos(let p, let d, let r):
+            // A file is a playlist by its extension: say so, for a .txt that was never meant as one.
+            let ext = p.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }
+            let why = d ? "" : ext.map { "; read as a playlist because its name ends in .\($0)" } ?? ""
+            return "'\(p)': a \(d ? "directory" : "playlist") with no video to play (\(r)\(why))"
         }
     }
 }

@@ -61,7 +61,7 @@ final class OptionsTests: XCTestCase {
             (["v.mp4", "ctl", "status"], .unexpectedArgument("ctl")),
             (["ctl"], .ctl("no command (\(CtlParser.usage))")),
             (["ctl", "dance"], .ctl("unknown command 'dance' (\(CtlParser.usage))")),
-            (["ctl", "pause", "DP-1", "DP-2"], .unexpectedArgument("DP-2")),
+            (["ctl", "pause", "DP-1", "DP-2"], .ctl("pause takes at most one OUTPUT (or '*'), not also 'DP-2'")),
         ]
         for (args, expected) in cases {
             XCTAssertThrowsError(try OptionParser.parse(args), "\(args)") { error in

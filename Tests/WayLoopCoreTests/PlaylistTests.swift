@@ -517,4 +517,11 @@ final class PlaylistTests: XCTestCase {
             }
         }
     }
+
+    func testAPlaylistWithNoVideoSaysItWasReadAsOneForItsExtension() {
+        let txt = VideoError.noVideos("/home/me/hello.txt", directory: false, reason: "no file named in it").description
+        XCTAssertEqual(txt, "'/home/me/hello.txt': a playlist with no video to play (no file named in it; read as a playlist because its name ends in .txt)")
+        let dir = VideoError.noVideos("/home/me/loops", directory: true, reason: "no video file in it").description
+        XCTAssertEqual(dir, "'/home/me/loops': a directory with no video to play (no video file in it)")
+    }
 }

@@ -70,7 +70,7 @@ final class BadInputTests: XCTestCase {
         let env = try env()
         let cases: [(String, [String])] = [
             // .txt is a playlist file: plain text names no video that can be played.
-            ("text.txt", ["text.txt", "a playlist with no video to play"]),
+            ("text.txt", ["text.txt", "a playlist with no video to play", "read as a playlist because its name ends in .txt"]),
             ("text.mp4", ["text.mp4", "not a playable video"]),
             ("truncated.mp4", ["truncated.mp4", "not a playable video"]),
             ("audio-only.m4a", ["audio-only.m4a", "no video stream"]),

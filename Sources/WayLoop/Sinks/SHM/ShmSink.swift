@@ -130,7 +130,8 @@ final class ShmSink: Sink {
         // memory (a viewport source rectangle would do it, but sway 1.7's software renderer
         // ignores a source's offset), scaled onto the surface by the viewport's destination.
         let view = attachment(picture, settings, surface).source.map { ShmSink.pixels($0, within: buffer.size) }
-        let damage = blended ? nil : damage(picture, key: key).map { ShmSink.inView($0, view) }
+        // A redraw the surface asked for (a configure, other settings, a resume) damages all.
+        let damage = blended || surface.needsRedraw ? nil : damage(picture, key: key).map { ShmSink.inView($0, view) }
         surface.attaching(view.map { Size(width: $0.width, height: $0.height) } ?? buffer.size)
         try buffer.attach(to: surface, damage: damage, view: view)
         damaged.record(damage, of: view.map { Size(width: $0.width, height: $0.height) } ?? buffer.size)
