@@ -37,6 +37,34 @@ final class LifecycleTests: XCTestCase {
         XCTAssertTrue(w.stderr.contains("compositor closed the connection"), w.stderr)
     }
 
+    /// The compositor killed outright (SIGKILL: no goodbye on the socket): wayloop notices at
+    /// once, says so in one line and exits 0, which the systemd unit leaves stopped until the
+    /// session (graphical-session.target) starts it again. It leaves nothing that would stop the
+    /// next start: its control socket is gone and its lock (an flock) is free, so a new wayloop
+    /// on the same display gets as far as looking for the compositor (exit 3), not "already
+    /// running" (exit 6).
+    func testCompositorKilledEndsAtOnceAndLeavesNothingBehind() throws {
+        let sway = try Compositor(kind: "start-sway")
+        defer { sway.stop() }
+        let w = try startPlaying(sway)
+        guard let pid = sway.env["COMPOSITOR_PID"].flatMap({ pid_t($0) }) else { throw HarnessError("no COMPOSITOR_PID in \(sway.dir)/env") }
+        let start = Date()
+        kill(pid, SIGKILL)
+        XCTAssertEqual(w.waitExit(timeout: 10), 0, w.stderr)
+        let took = Date().timeIntervalSince(start)
+        print("compositor SIGKILL: wayloop exited in \(Int(took * 1000)) ms")
+        XCTAssertLessThan(took, 1.0, "took \(took) s to notice")
+        XCTAssertFalse(w.crashed)
+        let lines = w.stderrLines.filter { !$0.contains(": notice: main:") }
+        XCTAssertEqual(lines, ["wayloop: notice: wayland: the compositor closed the connection; exiting"], w.stderr)
+        let runtime = sway.env["XDG_RUNTIME_DIR"] ?? ""
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: runtime))?.filter { $0.hasSuffix(".sock") && $0.hasPrefix("wayloop") } ?? []
+        XCTAssertEqual(left, [], "a control socket was left in \(runtime)")
+        let again = Shell.run([Repo.binary, Repo.clip("grid.mp4")], env: sway.env, timeout: 20)
+        XCTAssertEqual(again.status, 3, again.stderr)
+        XCTAssertFalse(again.stderr.contains("already running"), again.stderr)
+    }
+
     /// Compositors with wl_output older than version 4 name their outputs through xdg-output:
     /// `-o HEADLESS-1` still finds the output (wl_output capped at 3 and at 1 here).
     func testOutputNamesFromXdgOutput() throws {
