@@ -99,6 +99,7 @@ public enum ConfigFile {
             switch key {
             case "video":
                 current.video = locate(value)
+                current.videoOrigin = "\(path):\(lineNumber)"
             case "renderer":
                 guard current.selector == .all && entries.isEmpty else {
                     throw fail("renderer applies to every output: set it in the top section, before any [output] section")

@@ -109,6 +109,13 @@ public struct OutputEntry: Equatable, Sendable {
     public var batteryFps: Double?
     /// `--scaling`: who scales a clip smaller than its output (CompositorScaling.Choice).
     public var scaling: CompositorScaling.Choice?
+    /// Where `video` was named, when a config file named it (`FILE:LINE`), for its errors. Not
+    /// part of what the entry says: two entries that say the same are equal wherever they came from.
+    public var videoOrigin: String? {
+        get { origin.text }
+        set { origin.text = newValue }
+    }
+    private var origin = Origin()
     public init(selector: OutputSelector, video: String? = nil, mode: ScaleMode? = nil,
                 color: RGB? = nil, dim: Double? = nil, fallback: Fallback? = nil,
                 pauseOnFullscreen: Bool? = nil, pauseOnBattery: Bool? = nil) {
@@ -129,6 +136,12 @@ public struct OutputEntry: Equatable, Sendable {
         if case .video(let v)? = fallback { e.fallback = .video(Paths.absolute(v, in: directory, home: home)) }
         return e
     }
+}
+
+/// A note that compares equal to any other (an entry's origin is not what it says).
+struct Origin: Equatable, Sendable {
+    var text: String?
+    static func == (_: Origin, _: Origin) -> Bool { true }
 }
 
 public enum Paths {
@@ -282,6 +295,11 @@ public struct Options: Equatable, Sendable {
     }
 
     /// Every video file a setting may need: the entries' videos and fallback videos.
+    /// Where a config file named `video` (`FILE:LINE`; nil: the command line or `ctl set`).
+    public func origin(of video: String) -> String? {
+        entries.first { $0.video == video && $0.videoOrigin != nil }?.videoOrigin
+    }
+
     public var allVideos: [String] {
         var seen = videos
         for case .video(let v)? in entries.map(\.fallback) where !seen.contains(v) { seen.append(v) }

@@ -173,6 +173,17 @@ final class ConfigTests: XCTestCase {
                        [OutputEntry(selector: .all, video: "/root/a.mp4")])
     }
 
+    /// Where each video was named, for its errors: FILE:LINE (not part of what an entry says).
+    func testEntriesRememberWhereTheirVideoWasNamed() throws {
+        let entries = try parse("mode = fit\nvideo = a.mp4\n\n[output DP-1]\n# left\nvideo = /v/b.mp4\n", path: "/c/config")
+        XCTAssertEqual(entries.map(\.videoOrigin), ["/c/config:2", "/c/config:6"])
+        var o = Options()
+        o.entries = entries + [OutputEntry(selector: .named("DP-2"), video: "/v/c.mp4")]
+        XCTAssertEqual(o.origin(of: "/v/b.mp4"), "/c/config:6")
+        XCTAssertNil(o.origin(of: "/v/c.mp4"), "the command line's")
+        XCTAssertEqual(entries[1], OutputEntry(selector: .named("DP-1"), video: "/v/b.mp4"), "equal wherever it came from")
+    }
+
     // MARK: Errors
 
     /// Every error names the file and the line, and says why.

@@ -35,6 +35,20 @@ final class BadInputTests: XCTestCase {
         }
     }
 
+    /// A video the config file names that does not exist: the lookup's line, and where the file
+    /// named it (FILE:LINE), as for the file's other errors. A relative name is looked for in
+    /// the config file's directory, not the current one.
+    func testAMissingVideoInTheConfigFileSaysWhereItWasNamed() throws {
+        let env = try env()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-cfg-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/config"
+        try "# wallpaper\nmode = fit\n\n[output *]\nvideo = sub/gone.mp4\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try expectFailure(["--config", config], env: env, status: 5,
+                          mentions: ["'\(dir)/sub/gone.mp4': no such file", "(named at \(config):5)"])
+    }
+
     func testBadFilesBeforeConnecting() throws {
         let env = try env()
         let missing = Repo.clip("does-not-exist.mp4")

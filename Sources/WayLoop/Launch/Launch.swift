@@ -73,7 +73,8 @@ enum Launch {
             // A fallback is one video (what shows when the rest cannot): never a playlist.
             let check = options.videos.contains(path) ? PlaylistSource.preflight(path, table: &videos, log: log) : Preflight.check(path)
             if let e = check {
-                log.scoped("video").error("\(e)")
+                // A video a config file named: where (as for every other error of the file).
+                log.scoped("video").error("\(e)" + (options.origin(of: path).map { " (named at \($0))" } ?? ""))
                 videos.setFailure(path, e)
             }
         }
