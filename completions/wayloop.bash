@@ -5,10 +5,10 @@ _wayloop_modes='fill fit stretch center tile span span-fit'
 _wayloop_transitions='none fade fade:0.5s fade:1s fade:2s'
 _wayloop_options='-o --output -i --video -m --mode --interval --loops --shuffle --no-shuffle --transition
     -c --color --dim -f --fallback --max-fps --battery-fps --scaling
-    --config --no-config --replace --layer --name --renderer --queue-frames --cache-mb --keep-recent
+    --config --no-config --no-restore --replace --layer --name --renderer --queue-frames --cache-mb --keep-recent
     --trace-frames --no-fullscreen-pause --pause-on-battery --release-after
     --log-level -v --verbose -h --help -V --version'
-_wayloop_ctl_commands='status pause resume toggle next prev set reload quit subscribe'
+_wayloop_ctl_commands='status pause resume toggle next prev set forget reload quit subscribe'
 # Playlist files too (.m3u, .m3u8; not .txt, which is mostly something else).
 _wayloop_video_exts=(mp4 m4v mkv webm mov avi gif mpg mpeg ts m2ts mts flv wmv ogv 3gp y4m apng png jpg jpeg m3u m3u8)
 
@@ -81,7 +81,7 @@ _wayloop_ctl() {
     subscribe)
         _wayloop_add_words '--waybar'
         ;;
-    pause | resume | toggle | next | prev)
+    pause | resume | toggle | next | prev | forget)
         ((COMP_CWORD == 3)) && _wayloop_add_outputs
         ;;
     set)

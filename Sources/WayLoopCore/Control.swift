@@ -16,6 +16,10 @@ public enum ControlRequest: Equatable, Sendable {
     case reload
     case quit
     case subscribe
+    /// Drop the `ctl set` overrides of one output (nil: of every output, and the playlists'
+    /// saved places): it shows what the command line and config file say, and the state file
+    /// no longer remembers them.
+    case forget(String?)
     /// A second `wayloop ARGS` hands its arguments over; relative paths are relative to `cwd`.
     case handOver(args: [String], cwd: String)
 
@@ -44,6 +48,7 @@ public enum ControlRequest: Equatable, Sendable {
             }
             return .object(pairs)
         case .reload: return .object([("cmd", .string("reload"))])
+        case .forget(let o): return target("forget", o)
         case .quit: return .object([("cmd", .string("quit"))])
         case .subscribe: return .object([("cmd", .string("subscribe"))])
         case .handOver(let args, let cwd):
@@ -67,6 +72,7 @@ public enum ControlRequest: Equatable, Sendable {
         case "next": return .success(.next(output))
         case "prev": return .success(.prev(output))
         case "reload": return .success(.reload)
+        case "forget": return .success(.forget(output))
         case "quit": return .success(.quit)
         case "subscribe": return .success(.subscribe)
         case "set":
@@ -160,7 +166,7 @@ public struct CtlCommand: Equatable, Sendable {
 }
 
 public enum CtlParser {
-    public static let usage = "status [--json] | pause|resume|toggle|next|prev [OUTPUT] | set OUTPUT|'*' [VIDEO|DIR|PLAYLIST] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] [--transition T] [--interval D] [--loops N] [--shuffle] [--max-fps N] [--battery-fps N] [--scaling S] | reload | quit | subscribe [--waybar]"
+    public static let usage = "status [--json] | pause|resume|toggle|next|prev [OUTPUT] | set OUTPUT|'*' [VIDEO|DIR|PLAYLIST] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] [--transition T] [--interval D] [--loops N] [--shuffle] [--max-fps N] [--battery-fps N] [--scaling S] | forget [OUTPUT] | reload | quit | subscribe [--waybar]"
 
     /// Parses the arguments after `ctl`. Video paths stay as given: the client makes them absolute.
     public static func parse(_ args: [String]) throws(UsageError) -> CtlCommand {
@@ -187,7 +193,7 @@ public enum CtlParser {
                 json = true
             }
             return CtlCommand(request: .status, json: json)
-        case "pause", "resume", "toggle", "next", "prev":
+        case "pause", "resume", "toggle", "next", "prev", "forget":
             try noMore(rest.dropFirst(), takes: "at most one OUTPUT (or '*')")
             let o = rest.first == "*" ? nil : rest.first
             if let o, o.hasPrefix("-") { throw .unknownOption(o) }
@@ -197,6 +203,7 @@ public enum CtlParser {
             case "resume": request = .resume(o)
             case "toggle": request = .toggle(o)
             case "next": request = .next(o)
+            case "forget": request = .forget(o)
             default: request = .prev(o)
             }
             return CtlCommand(request: request)

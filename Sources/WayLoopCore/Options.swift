@@ -224,6 +224,8 @@ public struct Options: Equatable, Sendable {
     public var configPath: String?
     /// `--no-config`: read no config file.
     public var noConfig = false
+    /// `--no-restore`: start from the command line and config file, not from the state file.
+    public var noRestore = false
     /// `--replace`: stop the instance running on this display and take over.
     public var replace = false
     /// Seconds without a presented frame after which a video's decoder and frames are released.
@@ -349,11 +351,12 @@ extension Options {
 }
 
 /// Output matching like sway's `output` command: the connector name, or the description
-/// ("Make Model Serial"), compared exactly.
+/// ("Make Model Serial"), compared exactly; the description also without the ` (NAME)` that
+/// wlroots appends to it (OutputIdentity: what a state file names an output by).
 public enum OutputMatch {
     public static func matches(pattern: String, name: String, description: String) -> Bool {
         if pattern == "*" { return true }
-        return pattern == name || (!description.isEmpty && pattern == description)
+        return pattern == name || (!description.isEmpty && (pattern == description || pattern == OutputIdentity.stable(name: name, description: description)))
     }
 }
 
@@ -439,6 +442,8 @@ public enum OptionParser {
                 options.configPath = try value(arg)
             case "--no-config":
                 options.noConfig = true
+            case "--no-restore":
+                options.noRestore = true
             case "--replace":
                 options.replace = true
             case "--keep-recent":

@@ -6,8 +6,18 @@
 public struct Overrides: Sendable {
     public private(set) var tagged: [(tag: Int, entry: OutputEntry)] = []
     private var nextTag = 0
+    /// Counts every change (what the state file says is saved again when it moves).
+    public private(set) var generation = 0
 
     public init() {}
+
+    /// The overrides a state file kept, in their order, each with its own tag.
+    public init(restoring entries: [OutputEntry]) {
+        for e in entries {
+            tagged.append((nextTag, e))
+            nextTag += 1
+        }
+    }
 
     public var entries: [OutputEntry] { tagged.map(\.entry) }
 
@@ -16,6 +26,7 @@ public struct Overrides: Sendable {
     public mutating func add(_ entry: OutputEntry, over existing: [OutputEntry]) -> Int {
         let tag = nextTag
         nextTag += 1
+        generation += 1
         tagged.append((tag, entry))
         if entry.selector == .all {
             var named: [String] = []
@@ -29,15 +40,31 @@ public struct Overrides: Sendable {
         return tag
     }
 
-    public mutating func remove(tag: Int) { tagged.removeAll { $0.tag == tag } }
+    public mutating func remove(tag: Int) {
+        tagged.removeAll { $0.tag == tag }
+        generation += 1
+    }
 
-    public mutating func removeAll() { tagged.removeAll() }
+    public mutating func removeAll() {
+        tagged.removeAll()
+        generation += 1
+    }
+
+    /// `ctl forget OUTPUT`: the overrides whose selector names it (by a name `names` accepts);
+    /// how many went.
+    public mutating func remove(naming names: (String) -> Bool) -> Int {
+        let before = tagged.count
+        tagged.removeAll { if case .named(let n) = $0.entry.selector { return names(n) }; return false }
+        generation += 1
+        return before - tagged.count
+    }
 
     /// Forgets the overrides that later ones shadow entirely; true when any went.
     public mutating func compact() -> Bool {
         let keep = OutputEntry.unshadowed(entries)
         guard keep.contains(false) else { return false }
         tagged = zip(tagged, keep).filter(\.1).map(\.0)
+        generation += 1
         return true
     }
 }

@@ -385,6 +385,36 @@ public struct Playlist: Equatable, Sendable {
         }
     }
 
+    // MARK: - Saving
+
+    /// The rest of the shuffled round, in the order it will play (empty in list order): with
+    /// `current`, what a restart needs to go on where this left off.
+    public var restOfRound: [String] { shuffle ? round.map { items[$0] } : [] }
+
+    /// Goes on from a saved place: `current` plays (its first occurrence), then the saved rest
+    /// of the round (items no longer listed are left out; new ones come in the next round).
+    /// History starts empty. False (nothing changed) when `current` is no longer listed.
+    @discardableResult
+    public mutating func resume(at current: String, round saved: [String]) -> Bool {
+        guard let i = items.firstIndex(of: current) else { return false }
+        history = []
+        forward = []
+        land(i)
+        if shuffle {
+            // Occurrence by occurrence, without reusing an index (an item listed twice).
+            var free = Array(items.indices)
+            free.removeAll { $0 == i }
+            round = []
+            for s in saved {
+                guard let k = free.firstIndex(where: { items[$0] == s }) else { continue }
+                round.append(free.remove(at: k))
+            }
+            lastDealt = current
+            nextRound = makeRound(avoiding: round.last.map { items[$0] } ?? current)
+        }
+        return true
+    }
+
     // MARK: - Moving
 
     /// Moves on without recording history (next() records; nextPlayable records only the start).

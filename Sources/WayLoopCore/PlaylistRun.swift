@@ -30,6 +30,13 @@ public final class PlaylistRun {
     public var preload: String?
     /// Items already reported as skipped (one line each, until the list changes).
     public var skipped: Set<String> = []
+    /// How often the cursor moved (the state file is saved again when it did).
+    public private(set) var moves = 0
+
+    /// Where this run is, for the state file (nil: nothing plays).
+    public var saved: SavedPlaylist? {
+        playlist.current.map { SavedPlaylist(key: key, current: $0, round: playlist.restOfRound) }
+    }
 
     public init(key: Key, items: [String], seed: UInt64) {
         self.key = key
@@ -69,6 +76,7 @@ public final class PlaylistRun {
     /// The cursor moved: the new video's clock starts when it is on screen, and what was opened
     /// ahead for the old position is not needed any more.
     public func moved() {
+        moves += 1
         lastSeenTick = nil
         preload = nil
     }

@@ -25,7 +25,8 @@ public enum Help {
     Usage: wayloop [OPTIONS] [VIDEO]
            wayloop [-o OUTPUT [-m MODE] [-c RRGGBB] [--dim F] [-f FB] -i VIDEO]... [VIDEO]
            wayloop ctl [--name NAME] status [--json] | pause|resume|toggle|next|prev [OUTPUT] | reload
-                       | quit | subscribe [--waybar] | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB]
+                       | quit | subscribe [--waybar] | forget [OUTPUT]
+                       | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB]
                        [--dim F] [-f FB] [--transition T] [--interval D] [--loops N] [--shuffle]
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
@@ -78,6 +79,9 @@ public enum Help {
                             another video (default: no surface)
           --config FILE     the config file (default $XDG_CONFIG_HOME/wayloop/config)
           --no-config       read no config file
+          --no-restore      start from the command line and config file, not from what
+                            `wayloop ctl set` and the playlists left in the state file
+                            ($XDG_STATE_HOME/wayloop/state)
           --replace         stop the wayloop running on this display and take over
           --layer L         background (default), bottom, top or overlay (above fullscreen
                             windows: a screensaver; it never pauses for one)
@@ -109,8 +113,10 @@ public enum Help {
     wayloop ctl talks to the running wayloop (socket $XDG_RUNTIME_DIR/wayloop-$WAYLAND_DISPLAY.sock):
     status, pause/resume/toggle (every output or one), next/prev (a playlist's next or
     previous video), set (switch video or settings at run time; the old video plays until
-    the new one is ready; --transition for that one switch), reload, quit, subscribe (one
-    JSON line per state change; --waybar: waybar's custom-module JSON). `status --json` is a
+    the new one is ready; --transition for that one switch; kept across restarts), forget
+    (drop what set chose for one output or all: back to the command line and config),
+    reload, quit, subscribe (one JSON line per state change; --waybar: waybar's
+    custom-module JSON). `status --json` is a
     stable interface ("version": 1). ctl exits 0 done, 1 refused or failed, 2 bad command
     line, 3 no wayloop running.
 

@@ -24,6 +24,8 @@ final class ControlTests: XCTestCase {
             .set(OutputEntry(selector: .all, dim: 0.1)),
             .set(OutputEntry(selector: .named("DP-2"), fallback: .video("/v/still.mp4"))),
             .reload,
+            .forget(nil),
+            .forget("Dell Inc. DELL U2720Q 1234"),
             .quit,
             .subscribe,
             .handOver(args: ["-o", "DP-1", "-i", "a b.mp4", "--dim", "0.5", ""], cwd: "/home/u/Videos"),
@@ -37,7 +39,7 @@ final class ControlTests: XCTestCase {
             if let cmd = r.json["cmd"]?.string { commands.insert(cmd) }
         }
         // The table covers every case of ControlRequest.
-        XCTAssertEqual(commands, ["status", "pause", "resume", "toggle", "set", "reload", "quit", "subscribe", "args"])
+        XCTAssertEqual(commands, ["status", "pause", "resume", "toggle", "set", "reload", "forget", "quit", "subscribe", "args"])
     }
 
     /// The wire format itself, so that other clients (jq, socat) can be written against it.
@@ -54,6 +56,8 @@ final class ControlTests: XCTestCase {
             (.set(OutputEntry(selector: .named("DP-1"), dim: 1, fallback: .color(grey))),
              #"{"cmd":"set","output":"DP-1","dim":1,"fallback":"202020"}"#),
             (.reload, #"{"cmd":"reload"}"#),
+            (.forget("DP-1"), #"{"cmd":"forget","output":"DP-1"}"#),
+            (.forget(nil), #"{"cmd":"forget"}"#),
             (.quit, #"{"cmd":"quit"}"#),
             (.subscribe, #"{"cmd":"subscribe"}"#),
             (.handOver(args: ["a.mp4"], cwd: "/home/u"), #"{"cmd":"args","args":["a.mp4"],"cwd":"/home/u"}"#),
@@ -247,6 +251,9 @@ final class ControlTests: XCTestCase {
                 return set(e)
             }()),
             (["reload"], CtlCommand(request: .reload)),
+            (["forget"], CtlCommand(request: .forget(nil))),
+            (["forget", "*"], CtlCommand(request: .forget(nil))),
+            (["forget", "DP-1"], CtlCommand(request: .forget("DP-1"))),
             (["quit"], CtlCommand(request: .quit)),
             (["subscribe"], CtlCommand(request: .subscribe)),
             (["subscribe", "--waybar"], CtlCommand(request: .subscribe, waybar: true)),
@@ -260,7 +267,7 @@ final class ControlTests: XCTestCase {
         let commands = usage.components(separatedBy: " | ").flatMap {
             $0.split(separator: " ")[0].split(separator: "|").map(String.init)
         }
-        XCTAssertEqual(commands, ["status", "pause", "resume", "toggle", "next", "prev", "set", "reload", "quit", "subscribe"])
+        XCTAssertEqual(commands, ["status", "pause", "resume", "toggle", "next", "prev", "set", "forget", "reload", "quit", "subscribe"])
         let tested = Set(cases.flatMap { $0.0 })
         for c in commands { XCTAssertTrue(tested.contains(c), "usage command '\(c)' untested") }
         let options = usage.split(separator: " ").filter { $0.hasPrefix("[-") }.map { String($0.dropFirst().filter { $0 != "]" }) }
@@ -285,6 +292,7 @@ final class ControlTests: XCTestCase {
             (["resume", "DP-1", "--json"], .ctl("resume takes at most one OUTPUT (or '*'), not also '--json'")),
             (["toggle", "*", "DP-1"], .ctl("toggle takes at most one OUTPUT (or '*'), not also 'DP-1'")),
             (["reload", "now"], .ctl("reload takes no argument, not also 'now'")),
+            (["forget", "DP-1", "DP-2"], .ctl("forget takes at most one OUTPUT (or '*'), not also 'DP-2'")),
             (["quit", "-f"], .ctl("quit takes no argument, not also '-f'")),
             (["subscribe", "DP-1"], .ctl("subscribe takes only --waybar, not 'DP-1'")),
             (["set"], .ctl("set needs OUTPUT (or '*') and VIDEO")),

@@ -125,6 +125,8 @@ final class Compositor: @unchecked Sendable {
             e[key] = value
             if key == "OUTPUTS" { outs = value.split(separator: " ").map(String.init) }
         }
+        // Never the user's own state file (a wayloop started with Shell.run writes here).
+        e["XDG_STATE_HOME"] = dir + "/state"
         env = e
         outputs = outs
     }
@@ -219,6 +221,8 @@ final class Wayloop: @unchecked Sendable {
     let env: [String: String]
     let user: String?
     let binary: String
+    /// The state directory made for this process (removed with it), when the test named none.
+    private let ownStateDir: String?
     /// The last `ctl status --json` a wait saw (or why there was none), for failure messages.
     private(set) var lastStatus = "no status asked for yet"
 
@@ -232,7 +236,7 @@ final class Wayloop: @unchecked Sendable {
     /// a daemon (not `ctl`) gets `--renderer $WAYLOOP_RENDERER` appended, unless `args` already
     /// name a renderer or `inheritRenderer` is false (tests of the renderer choice itself).
     init(_ args: [String], env: [String: String], user: String? = nil, binary: String = Repo.binary,
-         inheritRenderer: Bool = true) throws {
+         inheritRenderer: Bool = true, stateHome: String? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw HarnessError("no wayloop binary at \(binary): run `swift build -c release` (or set WAYLOOP_BIN)")
         }
@@ -243,6 +247,19 @@ final class Wayloop: @unchecked Sendable {
                 throw HarnessError("WAYLOOP_RENDERER is '\(r)': it must be gl, shm or auto")
             }
             args += ["--renderer", r]
+        }
+        // A state directory of its own unless the test names one (tests of the restore do), so
+        // that what one test chose with `ctl set` is never restored in the next.
+        var env = env
+        if let stateHome {
+            env["XDG_STATE_HOME"] = stateHome
+            ownStateDir = nil
+        } else if args.first != "ctl" {
+            let d = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-state-\(UUID().uuidString.prefix(8))").path
+            env["XDG_STATE_HOME"] = d
+            ownStateDir = d
+        } else {
+            ownStateDir = nil
         }
         self.args = args
         self.env = env
@@ -261,6 +278,7 @@ final class Wayloop: @unchecked Sendable {
             _ = child.wait(timeout: 5)
         }
         try? FileManager.default.removeItem(atPath: errFile)
+        if let d = ownStateDir { try? FileManager.default.removeItem(atPath: d) }
     }
 
     var isRunning: Bool { child.isRunning }

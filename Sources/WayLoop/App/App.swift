@@ -62,10 +62,13 @@ final class App {
     /// Every deadline of the loop, each registered once (registerTimers).
     let timers = TimerList()
     static let changeSettle: Nanos = 300_000_000
+    /// The state file's writer (nil: no state directory to write to), and when it writes next.
+    let stateWriter: StateWriter?
+    var saveClock = SaveDebounce(generation: 0)
 
     init(options: Options, commandLine: Options, configEntries: [OutputEntry], log: Logger,
          display: WLDisplay, signals: SignalFD, wakeup: WakeupFD, videos: VideoTable<Clip>, control: ControlServer,
-         startup: StartupTimeline) {
+         startup: StartupTimeline, restored: SavedState?, stateWriter: StateWriter?) {
         self.startup = startup
         self.options = options
         self.commandLine = commandLine
@@ -76,13 +79,16 @@ final class App {
         self.wakeup = wakeup
         self.videos = videos
         self.control = control
-        playlists = PlaylistRuns(log: log)
+        playlists = PlaylistRuns(log: log, restoring: restored?.playlists ?? [])
+        overrides = Overrides(restoring: restored?.overrides ?? [])
+        self.stateWriter = stateWriter
         watcher = FileWatcher()
         pressure = PressureMonitor.open(log: log.scoped("memory"))
         loop = EventLoop(display: display)
         control.delegate = requests
         registerSources()
         registerTimers()
+        saveClock = SaveDebounce(generation: stateGeneration)
     }
 
     /// Every fd the loop polls beside the Wayland connection, each with what to do when it is ready.
@@ -250,6 +256,7 @@ final class App {
             // A reply waits for the new video's first frame on screen (it is, now, or an output
             // stopped being presented and is not waited for any more).
             requests.resolvePending()
+            saveClock.observe(stateGeneration, now: now)
             device?.trim(before: now - 2 * .nanosPerSecond)
         }
         return exitStatus ?? .ok
@@ -292,6 +299,7 @@ final class App {
 
     /// Children before parents: surfaces and sinks, textures, renderer, decoders, EGL, outputs, registry.
     private func teardown() {
+        saveStateNow(final: true)
         for h in heads.values { h.dropSurface() }
         device?.releaseSurfaces()
         for (path, _) in videos.open { stopVideo(path) }

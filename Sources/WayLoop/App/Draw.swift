@@ -36,6 +36,8 @@ extension App {
         timers.add("playlist-still", due: { [unowned self] now in
             playlists.stillDeadline(now: now) { videos.clip($0)?.isStill == true }
         })
+        timers.add("save-state", due: { [unowned self] _ in stateWriter == nil ? nil : saveClock.due },
+                   fire: { [unowned self] _ in saveStateNow(final: false) })
     }
 
     /// Milliseconds until the loop must wake: the soonest timer, or at once when a reconcile waits.

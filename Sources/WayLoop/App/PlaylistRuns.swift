@@ -7,8 +7,37 @@ import WayLoopCore
 final class PlaylistRuns {
     private(set) var runs: [PlaylistRun.Key: PlaylistRun] = [:]
     private let log: Logger
+    /// Places the state file kept, taken up by the run of the same key when it starts.
+    private(set) var restoring: [PlaylistRun.Key: SavedPlaylist] = [:]
+    /// Counts runs started and ended (with their cursors' moves: `generation`).
+    private var changes = 0
 
-    init(log: Logger) { self.log = log }
+    init(log: Logger, restoring saved: [SavedPlaylist] = []) {
+        self.log = log
+        for p in saved { restoring[p.key] = p }
+    }
+
+    /// Changes with every run started or ended and every move of a cursor (the state file is
+    /// saved again when it does).
+    var generation: Int {
+        var g = changes
+        for r in runs.values.sorted(by: { $0.key.source < $1.key.source }) { g = g &* 1_000_003 &+ r.moves }
+        return g
+    }
+
+    /// What the state file keeps: where each run is, and the places not taken up yet (an
+    /// output that is not connected now).
+    var saved: [SavedPlaylist] {
+        let live = runs.values.compactMap(\.saved)
+        let waiting = restoring.values.filter { runs[$0.key] == nil }
+        return (live + waiting).sorted { ($0.key.source, $0.current) < ($1.key.source, $1.current) }
+    }
+
+    /// `ctl forget`: no place is kept for a run that is not playing.
+    func forgetSaved() {
+        restoring = [:]
+        changes += 1
+    }
 
     var all: [PlaylistRun] { Array(runs.values) }
 
@@ -39,7 +68,15 @@ final class PlaylistRuns {
             return nil
         case .success(let items):
             let run = PlaylistRun(key: key, items: items, seed: UInt64(truncatingIfNeeded: Sys.now()))
-            if let old, old.key.source == key.source, let playing = old.playlist.current { run.carry(from: old, playing: playing) }
+            if let old, old.key.source == key.source, let playing = old.playlist.current {
+                run.carry(from: old, playing: playing)
+            } else if let saved = restoring.removeValue(forKey: key) {
+                // Where it was at the last stop (a video no longer listed: from the start).
+                if run.playlist.resume(at: saved.current, round: saved.round) {
+                    log.notice("playlist '\(key.source)': going on from '\(saved.current)', where the last run left it")
+                }
+            }
+            changes += 1
             let failed = videos.failures
             if let c = run.playlist.current, failed[c] != nil { run.playlist.nextPlayable { failed[$0] != nil } }
             runs[key] = run
@@ -52,7 +89,9 @@ final class PlaylistRuns {
     /// Only the runs some output plays from stay (their preloaded video goes with the others).
     func keep(_ used: [PlaylistRun]) {
         let ids = Set(used.map(ObjectIdentifier.init))
+        let before = runs.count
         runs = runs.filter { ids.contains(ObjectIdentifier($0.value)) }
+        if runs.count != before { changes += 1 }
     }
 
     /// Every video a run names (their failures are kept, their files watched).
@@ -84,6 +123,7 @@ final class PlaylistRuns {
                     videos.setFailure(item, nil)
                 }
                 r.playlist.replaceItems(items)
+                changes += 1
                 r.skipped = []
                 r.preload = nil
                 log.notice("playlist '\(source)' changed: \(items.count) video(s), from the next switch")

@@ -58,6 +58,9 @@ final class Requests: ControlServerDelegate {
         case .prev(let pattern):
             stepPlaylists(pattern, forward: false, client: client)
 
+        case .forget(let pattern):
+            forget(pattern, client: client)
+
         case .reload:
             app.log.notice("reloading the config file (wayloop ctl reload)")
             reload(replyTo: client)
@@ -118,6 +121,39 @@ final class Requests: ControlServerDelegate {
         // If the new video fails, the override goes and the old video plays on.
         pending.append(PendingReply(client: client, waiting: waiting, playlists: Set(paths.filter(app.playlistKind).map(PlaylistSource.canonical)),
                                         success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)"))]), undoTag: tag))
+    }
+
+    /// `ctl forget [OUTPUT]`: the output (every output) shows what the command line and config
+    /// file say again, and the state file forgets what `ctl set` chose for it (with no OUTPUT,
+    /// the playlists' places too: they are saved again at their next switch).
+    private func forget(_ pattern: String?, client: Int) {
+        let heads = matching(pattern)
+        let count: Int
+        if let pattern {
+            // A name, a description or an identity; an output that is not connected is
+            // forgotten by what its overrides say.
+            let infos = heads.map { (name: $0.output.info.name, description: $0.output.info.description) }
+            count = app.overrides.remove { n in
+                n == pattern || infos.contains { OutputMatch.matches(pattern: n, name: $0.name, description: $0.description) }
+            }
+            if heads.isEmpty && count == 0 {
+                app.control?.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+                return
+            }
+        } else {
+            count = app.overrides.entries.count
+            app.overrides.removeAll()
+            app.forgetState()
+        }
+        app.recomputeTargets()
+        app.needsReconcile = true
+        let who = pattern ?? "every output"
+        app.log.notice("\(who): forgot \(count) choice(s) of wayloop ctl set (wayloop ctl forget)")
+        server(reply: client, "\(who): back to the command line and config file" + (pattern == nil ? "; nothing saved" : ""))
+    }
+
+    private func server(reply client: Int, _ message: String) {
+        app.control?.reply(to: client, .object([("ok", .bool(true)), ("message", .string(message))]))
     }
 
     /// A second `wayloop ARGS` on this display: its command line replaces ours.

@@ -21,6 +21,17 @@ enum Launch {
         }
         var options = cli
         options.entries = configEntries + cli.entries
+        let statePath = StateStore.path(instance: Sys.instanceName)
+        var restored = cli.noRestore ? nil : statePath.flatMap { restore(from: $0, base: options.entries, log: log) }
+        if let r = restored, let path = statePath {
+            let kept = checkRestored(r.overrides, log: log)
+            restored?.overrides = kept
+            options.entries += kept
+            if !kept.isEmpty {
+                log.scoped("state").notice("restoring \(kept.count) choice(s) of wayloop ctl set from '\(path)' "
+                    + "(--no-restore starts without them; wayloop ctl forget drops them)")
+            }
+        }
         guard !options.videos.isEmpty else {
             log.error("usage: \(UsageError.noVideo), and no \(VideoLookup.defaultLoop) is installed in "
                 + "\(VideoLookup.places(Sys.videoDirectories, home: Sys.env("HOME"))) (see wayloop --help)")
@@ -62,7 +73,8 @@ enum Launch {
         // keep them in the heap after the first free, and RSS would creep up (measured).
         _ = csys_set_mmap_threshold(128 * 1024)
         let app = App(options: options, commandLine: cli, configEntries: configEntries, log: log,
-                      display: display, signals: signals, wakeup: wakeup, videos: videos, control: server, startup: startup)
+                      display: display, signals: signals, wakeup: wakeup, videos: videos, control: server, startup: startup,
+                      restored: restored, stateWriter: statePath.map { StateWriter(path: $0, log: log.scoped("state")) })
         return app.run()
     }
 
@@ -79,6 +91,33 @@ enum Launch {
             }
         }
         return !(options.allVideos.allSatisfy(videos.failed) && !options.hasFallbackColor)
+    }
+
+    /// The state file's overrides and playlist places, when they were made on this base (the
+    /// command line's and config file's entries); a changed base drops them, with one notice.
+    private static func restore(from path: String, base: [OutputEntry], log: Logger) -> SavedState? {
+        guard let saved = StateStore.load(path, log: log.scoped("state")) else { return nil }
+        switch saved.decision(base: SavedState.fingerprint(base)) {
+        case .restore(let s): return s
+        case .baseChanged:
+            log.scoped("state").notice("the command line or config file changed since '\(path)' was saved: "
+                + "starting from them, without what wayloop ctl set chose before")
+            unlink(Sys.cPath(path))
+            return nil
+        }
+    }
+
+    /// Restored overrides whose video (or fallback video) cannot be played any more are left
+    /// out, one line each, as any missing video is skipped.
+    private static func checkRestored(_ overrides: [OutputEntry], log: Logger) -> [OutputEntry] {
+        var table = VideoTable<Clip>()
+        return overrides.filter { e in
+            var problems: [VideoError] = []
+            if let v = e.video, let p = PlaylistSource.preflight(v, table: &table, log: log) { problems.append(p) }
+            if case .video(let f)? = e.fallback, let p = Preflight.check(f) { problems.append(p) }
+            for p in problems { log.scoped("state").notice("\(p); the choice of wayloop ctl set for '\(e.selector.text)' that named it is not restored") }
+            return problems.isEmpty
+        }
     }
 
     private static func connect(log: Logger) -> WLDisplay? {
