@@ -8,7 +8,7 @@ _wayloop_options='-o --output -i --video -m --mode --interval --loops --shuffle 
     --config --no-config --no-restore --replace --layer --name --renderer --queue-frames --cache-mb --keep-recent
     --trace-frames --no-fullscreen-pause --pause-on-battery --release-after
     --log-level -v --verbose -h --help -V --version'
-_wayloop_ctl_commands='status pause resume toggle next prev set forget reload quit subscribe'
+_wayloop_ctl_commands='status pause resume toggle next prev set forget snapshot reload quit subscribe'
 # Playlist files too (.m3u, .m3u8; not .txt, which is mostly something else).
 _wayloop_video_exts=(mp4 m4v mkv webm mov avi gif mpg mpeg ts m2ts mts flv wmv ogv 3gp y4m apng png jpg jpeg m3u m3u8)
 
@@ -84,6 +84,11 @@ _wayloop_ctl() {
     pause | resume | toggle | next | prev | forget)
         ((COMP_CWORD == 3)) && _wayloop_add_outputs
         ;;
+    snapshot)
+        ((COMP_CWORD == 3)) && _wayloop_add_outputs
+        local IFS=$'\n'
+        COMPREPLY+=($(compgen -f -- "$cur"))
+        ;;
     set)
         if ((COMP_CWORD == 3)); then
             _wayloop_add_outputs
@@ -115,6 +120,24 @@ _wayloop() {
 
     if ((COMP_CWORD >= 2)) && [[ ${COMP_WORDS[1]} == ctl ]]; then
         _wayloop_ctl
+        return 0
+    fi
+    # wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]
+    if ((COMP_CWORD >= 2)) && [[ ${COMP_WORDS[1]} == thumbnail ]]; then
+        case $prev in
+        -m | --mode) _wayloop_add_words 'fill fit stretch center tile' ;;
+        --size | --at | -c | --color | --dim) ;;
+        *)
+            if [[ $cur == -* ]]; then
+                _wayloop_add_words '--size --at -m --mode -c --color --dim'
+            elif ((COMP_CWORD == 2)); then
+                _wayloop_add_videos
+            else
+                local IFS=$'\n'
+                COMPREPLY+=($(compgen -f -- "$cur"))
+            fi
+            ;;
+        esac
         return 0
     fi
 
@@ -173,7 +196,7 @@ _wayloop() {
         _wayloop_add_words "$_wayloop_options"
         return 0
     fi
-    ((COMP_CWORD == 1)) && _wayloop_add_words 'ctl'
+    ((COMP_CWORD == 1)) && _wayloop_add_words 'ctl thumbnail'
     _wayloop_add_videos
     return 0
 }

@@ -94,6 +94,7 @@ complete -c wayloop -n $main -s v -l verbose -d 'Same as --log-level debug'
 complete -c wayloop -n $main -s h -l help -d 'Show the help'
 complete -c wayloop -n $main -s V -l version -d 'Show the version'
 complete -c wayloop -n '__fish_is_first_arg' -a ctl -d 'Talk to the running wayloop'
+complete -c wayloop -n '__fish_is_first_arg' -a thumbnail -d 'Write a still of a video as a PNG'
 complete -c wayloop -n $main -a '(__wayloop_videos)'
 
 # wayloop ctl COMMAND
@@ -105,13 +106,14 @@ complete -c wayloop -n __wayloop_ctl_needs_command -a next -d 'The next video of
 complete -c wayloop -n __wayloop_ctl_needs_command -a prev -d 'The previous video of a playlist'
 complete -c wayloop -n __wayloop_ctl_needs_command -a set -d 'Switch video or settings at run time'
 complete -c wayloop -n __wayloop_ctl_needs_command -a forget -d 'Drop what set chose (one output, or all)'
+complete -c wayloop -n __wayloop_ctl_needs_command -a snapshot -d 'Write what an output shows as a PNG'
 complete -c wayloop -n __wayloop_ctl_needs_command -a reload -d 'Read the config file again'
 complete -c wayloop -n __wayloop_ctl_needs_command -a quit -d 'Stop wayloop'
 complete -c wayloop -n __wayloop_ctl_needs_command -a subscribe -d 'One JSON line per state change'
 
 complete -c wayloop -n '__wayloop_ctl_is status' -l json -d 'Print the reply as JSON'
 complete -c wayloop -n '__wayloop_ctl_is subscribe' -l waybar -d 'Waybar custom-module JSON'
-complete -c wayloop -n '__wayloop_ctl_first_arg pause resume toggle next prev set forget' -a '(__wayloop_outputs)'
+complete -c wayloop -n '__wayloop_ctl_first_arg pause resume toggle next prev set forget snapshot' -a '(__wayloop_outputs)'
 set -l set_opts '__wayloop_ctl_is set; and not __wayloop_ctl_first_arg set'
 complete -c wayloop -n $set_opts -s m -l mode -x -a 'fill fit stretch center tile span span-fit' -d 'How the video is placed'
 complete -c wayloop -n $set_opts -s c -l color -x -d 'Colour of bars and borders (RRGGBB)'

@@ -27,6 +27,8 @@ case .success(.run(var options)):
     options.entries = options.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) } }
     log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
     status = Launch.run(options: options, arguments: arguments, log: log)
+case .success(.thumbnail(let command)):
+    status = Thumbnail.run(command)
 case .success(.ctl(let command)):
     Sys.instanceName = command.name
     status = ExitStatus(rawValue: CtlClient.run(command)) ?? .failure

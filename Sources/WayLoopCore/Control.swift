@@ -20,6 +20,8 @@ public enum ControlRequest: Equatable, Sendable {
     /// saved places): it shows what the command line and config file say, and the state file
     /// no longer remembers them.
     case forget(String?)
+    /// Write the picture one output (nil: the only one) shows now as a PNG at `file` (absolute).
+    case snapshot(output: String?, file: String)
     /// A second `wayloop ARGS` hands its arguments over; relative paths are relative to `cwd`.
     case handOver(args: [String], cwd: String)
 
@@ -49,6 +51,8 @@ public enum ControlRequest: Equatable, Sendable {
             return .object(pairs)
         case .reload: return .object([("cmd", .string("reload"))])
         case .forget(let o): return target("forget", o)
+        case .snapshot(let o, let file):
+            return .object([("cmd", .string("snapshot"))] + (o.map { [("output", .string($0))] } ?? []) + [("file", .string(file))])
         case .quit: return .object([("cmd", .string("quit"))])
         case .subscribe: return .object([("cmd", .string("subscribe"))])
         case .handOver(let args, let cwd):
@@ -73,6 +77,11 @@ public enum ControlRequest: Equatable, Sendable {
         case "prev": return .success(.prev(output))
         case "reload": return .success(.reload)
         case "forget": return .success(.forget(output))
+        case "snapshot":
+            guard let file = value["file"]?.string, file.hasPrefix("/") else {
+                return .failure(.malformed("snapshot needs \"file\" (an absolute path)"))
+            }
+            return .success(.snapshot(output: output, file: file))
         case "quit": return .success(.quit)
         case "subscribe": return .success(.subscribe)
         case "set":
@@ -166,7 +175,7 @@ public struct CtlCommand: Equatable, Sendable {
 }
 
 public enum CtlParser {
-    public static let usage = "status [--json] | pause|resume|toggle|next|prev [OUTPUT] | set OUTPUT|'*' [VIDEO|DIR|PLAYLIST] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] [--transition T] [--interval D] [--loops N] [--shuffle] [--max-fps N] [--battery-fps N] [--scaling S] | forget [OUTPUT] | reload | quit | subscribe [--waybar]"
+    public static let usage = "status [--json] | pause|resume|toggle|next|prev [OUTPUT] | set OUTPUT|'*' [VIDEO|DIR|PLAYLIST] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] [--transition T] [--interval D] [--loops N] [--shuffle] [--max-fps N] [--battery-fps N] [--scaling S] | forget [OUTPUT] | snapshot [OUTPUT] FILE.png | reload | quit | subscribe [--waybar]"
 
     /// Parses the arguments after `ctl`. Video paths stay as given: the client makes them absolute.
     public static func parse(_ args: [String]) throws(UsageError) -> CtlCommand {
@@ -216,6 +225,14 @@ public enum CtlParser {
                 waybar = true
             }
             return CtlCommand(request: .subscribe, waybar: waybar)
+        case "snapshot":
+            try noMore(rest.dropFirst(2), takes: "[OUTPUT] FILE.png")
+            if let o = rest.first(where: { $0.hasPrefix("-") && $0.count > 1 }) { throw .unknownOption(o) }
+            switch rest.count {
+            case 1: return CtlCommand(request: .snapshot(output: nil, file: rest[0]))
+            case 2: return CtlCommand(request: .snapshot(output: rest[0] == "*" ? nil : rest[0], file: rest[1]))
+            default: throw .ctl("snapshot needs FILE.png (and OUTPUT, with several outputs)")
+            }
         case "reload", "quit":
             try noMore(rest[...], takes: "no argument")
             return CtlCommand(request: cmd == "reload" ? .reload : .quit)

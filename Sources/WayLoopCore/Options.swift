@@ -202,6 +202,8 @@ public enum Command: Equatable, Sendable {
     case run(Options)
     /// `wayloop ctl ...`: a request for the running instance.
     case ctl(CtlCommand)
+    /// `wayloop thumbnail ...`: a still of a video as an output would show it, no compositor.
+    case thumbnail(ThumbnailCommand)
     case help
     case version
 }
@@ -368,6 +370,8 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case unexpectedArgument(String)
     /// `wayloop ctl` without a command, or with an unknown one.
     case ctl(String)
+    /// `wayloop thumbnail` with the wrong arguments.
+    case thumbnail(String)
 
     public var description: String {
         switch self {
@@ -377,6 +381,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .noVideo: return "no video given (wayloop VIDEO, -o OUTPUT -i VIDEO, or a video in the config file)"
         case .unexpectedArgument(let a): return "unexpected argument '\(a)' (one video per -o scope)"
         case .ctl(let m): return "ctl: \(m)"
+        case .thumbnail(let m): return "thumbnail \(m)"
         }
     }
 }
@@ -468,6 +473,9 @@ public enum OptionParser {
                 options.traceFile = try value(arg)
             case "--renderer":
                 options.renderer = try parsed(arg, RendererRequest.expected) { RendererRequest(rawValue: $0) }
+            case "thumbnail" where i == 0:
+                if let h = args.dropFirst().first, h == "-h" || h == "--help" { return .help }
+                return .thumbnail(try ThumbnailCommand.parse(Array(args.dropFirst())))
             case "ctl" where i == 0:
                 if let h = args.dropFirst().first, h == "-h" || h == "--help" { return .help }
                 return .ctl(try CtlParser.parse(Array(args.dropFirst())))

@@ -25,9 +25,10 @@ public enum Help {
     Usage: wayloop [OPTIONS] [VIDEO]
            wayloop [-o OUTPUT [-m MODE] [-c RRGGBB] [--dim F] [-f FB] -i VIDEO]... [VIDEO]
            wayloop ctl [--name NAME] status [--json] | pause|resume|toggle|next|prev [OUTPUT] | reload
-                       | quit | subscribe [--waybar] | forget [OUTPUT]
+                       | quit | subscribe [--waybar] | forget [OUTPUT] | snapshot [OUTPUT] FILE.png
                        | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB]
                        [--dim F] [-f FB] [--transition T] [--interval D] [--loops N] [--shuffle]
+           wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
     wlroots compositor (sway, Hyprland, river, labwc, niri, ...). Runs in the foreground:
@@ -47,6 +48,12 @@ public enum Help {
     comments): its videos play in turn (a directory's in name order; watched, so a video
     added or removed counts from the next switch). A video that cannot be played is skipped.
     `wayloop ctl next|prev` steps through it; `ctl status` shows where it is.
+
+    `wayloop thumbnail` writes a still of VIDEO as a PNG, placed as it would be on an
+    output of --size (default: the video's own size), TIME into its loop (default 0),
+    turned as its rotation says, in its colours, dimmed by --dim: no compositor needed (for
+    wallpaper pickers). `wayloop ctl snapshot` writes what an output shows now, at its
+    buffer size (for theming tools: pywal, matugen, wallust).
 
     Options:
       -o, --output NAME     apply the options after it to output NAME (connector such as

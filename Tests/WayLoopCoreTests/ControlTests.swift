@@ -26,6 +26,7 @@ final class ControlTests: XCTestCase {
             .reload,
             .forget(nil),
             .forget("Dell Inc. DELL U2720Q 1234"),
+            .snapshot(output: nil, file: "/home/u/wall.png"),
             .quit,
             .subscribe,
             .handOver(args: ["-o", "DP-1", "-i", "a b.mp4", "--dim", "0.5", ""], cwd: "/home/u/Videos"),
@@ -39,7 +40,7 @@ final class ControlTests: XCTestCase {
             if let cmd = r.json["cmd"]?.string { commands.insert(cmd) }
         }
         // The table covers every case of ControlRequest.
-        XCTAssertEqual(commands, ["status", "pause", "resume", "toggle", "set", "reload", "forget", "quit", "subscribe", "args"])
+        XCTAssertEqual(commands, ["status", "pause", "resume", "toggle", "set", "reload", "forget", "snapshot", "quit", "subscribe", "args"])
     }
 
     /// The wire format itself, so that other clients (jq, socat) can be written against it.
@@ -254,6 +255,7 @@ final class ControlTests: XCTestCase {
             (["forget"], CtlCommand(request: .forget(nil))),
             (["forget", "*"], CtlCommand(request: .forget(nil))),
             (["forget", "DP-1"], CtlCommand(request: .forget("DP-1"))),
+            (["snapshot", "DP-1", "a.png"], CtlCommand(request: .snapshot(output: "DP-1", file: "a.png"))),
             (["quit"], CtlCommand(request: .quit)),
             (["subscribe"], CtlCommand(request: .subscribe)),
             (["subscribe", "--waybar"], CtlCommand(request: .subscribe, waybar: true)),
@@ -267,7 +269,7 @@ final class ControlTests: XCTestCase {
         let commands = usage.components(separatedBy: " | ").flatMap {
             $0.split(separator: " ")[0].split(separator: "|").map(String.init)
         }
-        XCTAssertEqual(commands, ["status", "pause", "resume", "toggle", "next", "prev", "set", "forget", "reload", "quit", "subscribe"])
+        XCTAssertEqual(commands, ["status", "pause", "resume", "toggle", "next", "prev", "set", "forget", "snapshot", "reload", "quit", "subscribe"])
         let tested = Set(cases.flatMap { $0.0 })
         for c in commands { XCTAssertTrue(tested.contains(c), "usage command '\(c)' untested") }
         let options = usage.split(separator: " ").filter { $0.hasPrefix("[-") }.map { String($0.dropFirst().filter { $0 != "]" }) }

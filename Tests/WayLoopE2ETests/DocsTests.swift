@@ -9,7 +9,7 @@ import XCTest
 final class DocsTests: XCTestCase {
     static let pages = ["docs/man/wayloop.1.scd", "docs/man/wayloop-ctl.1.scd", "docs/man/wayloop.5.scd"]
     static let modes: Set<String> = ["fill", "fit", "stretch", "center", "tile", "span", "span-fit"]
-    static let ctlCommands: Set<String> = ["status", "pause", "resume", "toggle", "next", "prev", "set", "forget", "reload", "quit", "subscribe"]
+    static let ctlCommands: Set<String> = ["status", "pause", "resume", "toggle", "next", "prev", "set", "forget", "snapshot", "reload", "quit", "subscribe"]
     /// What `wayloop ctl set OUTPUT -<TAB>` offers.
     static let ctlSetOptions: Set<String> = ["-m", "--mode", "-c", "--color", "--dim", "-f", "--fallback",
                                              "--transition", "--interval", "--loops", "--shuffle", "--no-shuffle", "--max-fps", "--battery-fps", "--scaling"]

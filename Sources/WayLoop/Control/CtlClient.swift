@@ -35,6 +35,9 @@ enum CtlClient {
             }
             request = .set(named.resolvingPaths(in: cwd, home: Sys.env("HOME")))
         }
+        if case .snapshot(let o, let file) = request {
+            request = .snapshot(output: o, file: Paths.absolute(file, in: Sys.currentDirectory, home: Sys.env("HOME")))
+        }
         let path = ControlServer.defaultPath
         let conn: Connection
         switch Connection.open(path) {

@@ -61,6 +61,9 @@ final class Requests: ControlServerDelegate {
         case .forget(let pattern):
             forget(pattern, client: client)
 
+        case .snapshot(let pattern, let file):
+            snapshot(pattern, file: file, client: client)
+
         case .reload:
             app.log.notice("reloading the config file (wayloop ctl reload)")
             reload(replyTo: client)
@@ -150,6 +153,42 @@ final class Requests: ControlServerDelegate {
         let who = pattern ?? "every output"
         app.log.notice("\(who): forgot \(count) choice(s) of wayloop ctl set (wayloop ctl forget)")
         server(reply: client, "\(who): back to the command line and config file" + (pattern == nil ? "; nothing saved" : ""))
+    }
+
+    /// `ctl snapshot [OUTPUT] FILE.png`: the picture the output shows now at its buffer size,
+    /// converted as the shm renderer converts it (on gl too: the frame on screen, placed,
+    /// coloured and dimmed alike, not read back from the GPU), written as a PNG.
+    private func snapshot(_ pattern: String?, file: String, client: Int) {
+        let heads = matching(pattern)
+        guard let h = heads.first else {
+            let e: ControlError = pattern.map { .noSuchOutput($0) } ?? .refused("no output is connected")
+            app.control?.reply(to: client, e.reply)
+            return
+        }
+        guard heads.count == 1 else {
+            app.control?.reply(to: client, ControlError.usage("\(heads.count) outputs: name one (\(heads.map(\.name).joined(separator: ", ")))").reply)
+            return
+        }
+        guard let size = h.surface?.bufferSize, !size.isEmpty else {
+            app.control?.reply(to: client, ControlError.refused("\(h.name) has no surface (no video for it, or not configured yet)").reply)
+            return
+        }
+        let still: (pixels: [UInt8], size: Size)
+        do {
+            if let c = h.solid {
+                still = Still.solid(c, size: size)
+            } else if let s = h.drawn, let picture = app.videos.clip(s.video)?.picture {
+                still = try Still.render(picture, output: size, mode: s.mode, color: s.color, dim: s.dim, span: s.span)
+            } else {
+                app.control?.reply(to: client, ControlError.refused("\(h.name) shows no picture yet").reply)
+                return
+            }
+            try Still.writePNG(still.pixels, size: still.size, to: file)
+        } catch {
+            app.control?.reply(to: client, ControlError.refused("\(error)").reply)
+            return
+        }
+        server(reply: client, "\(h.name): wrote '\(file)' (\(still.size))")
     }
 
     private func server(reply client: Int, _ message: String) {

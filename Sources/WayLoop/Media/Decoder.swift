@@ -173,7 +173,7 @@ final class Decoder {
 
     /// The stream's display matrix as an orientation (as ffmpeg's autorotate reads it; a negative
     /// determinant is a mirror, removed before the angle is read, as FFmpeg 6.1 does).
-    private static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> Orientation {
+    static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> Orientation {
         var size: Int = 0
         guard let raw = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
             return .upright

@@ -136,28 +136,8 @@ final class StateWriter: @unchecked Sendable {
         guard let slash = path.lastIndex(of: "/") else { return "not an absolute path" }
         let dir = String(path[..<slash])
         if let why = makeDirectories(dir) { return why }
-        let tmp = path + ".tmp"
-        let fd = open(Sys.cPath(tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return Sys.errnoText() }
-        let bytes = Array(text.utf8)
-        var done = 0
-        var failure: String?
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 {
-                failure = Sys.errnoText()
-                break
-            }
-            done += n
-        }
-        if failure == nil && fsync(fd) != 0 { failure = Sys.errnoText() }
-        if close(fd) != 0 && failure == nil { failure = Sys.errnoText() }
-        if failure == nil && rename(Sys.cPath(tmp), Sys.cPath(path)) != 0 { failure = Sys.errnoText() }
-        if let failure {
-            unlink(Sys.cPath(tmp))
-            return failure
-        }
+        let failure = Sys.writeWhole(Array(text.utf8), to: path, mode: 0o600, sync: true)
+        guard failure == 0 else { return Sys.errnoText(failure) }
         let d = open(Sys.cPath(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if d >= 0 {
             _ = fsync(d)

@@ -201,6 +201,30 @@ enum Sys {
         return .success(PathBytes.decode(data))
     }
 
+    /// Writes `bytes` to `path` whole or not at all: into `path.tmp-PID` beside it (fsynced
+    /// when `sync`), then renamed over it; the temporary file is removed on failure. 0, or the
+    /// errno of what failed.
+    static func writeWhole(_ bytes: [UInt8], to path: String, mode: mode_t, sync: Bool) -> Int32 {
+        let tmp = path + ".tmp-\(getpid())"
+        let fd = open(cPath(tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { return errno }
+        var done = 0, failure: Int32 = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                failure = n < 0 ? errno : ENOSPC
+                break
+            }
+            done += n
+        }
+        if failure == 0 && sync && fsync(fd) != 0 { failure = errno }
+        if close(fd) != 0 && failure == 0 { failure = errno }
+        if failure == 0 && rename(cPath(tmp), cPath(path)) != 0 { failure = errno }
+        if failure != 0 { unlink(cPath(tmp)) }
+        return failure
+    }
+
     /// A DRM render node exists (/dev/dri/renderD*): without one, GL can only be software.
     static var hasRenderNode: Bool {
         guard let dir = opendir("/dev/dri") else { return false }

@@ -8,7 +8,19 @@ import CSystem
 import Glibc
 import WayLoopCore
 
-final class ShmBuffer {
+/// Memory the shm renderer's converter writes a picture into: a wl_shm buffer, or a still's
+/// image (RGBImage), laid out alike (see ShmBuffer).
+protocol PixelCanvas: AnyObject {
+    var size: Size { get }
+    var stride: Int { get }
+    /// The first pixel of the picture (a spare row and a spare pixel into the memory).
+    var data: UnsafeMutableRawPointer { get }
+    /// The bars painted (picture rectangle and colour).
+    var bars: (rect: PixelRect, colour: RGB)? { get set }
+    func fill(_ c: RGB)
+}
+
+final class ShmBuffer: PixelCanvas {
     let size: Size
     let stride: Int
     let bytes: Int

@@ -108,7 +108,7 @@ final class ShmConverter {
     /// Converts `picture` into `buffer`. `changed`: the tiles that changed since the frame the
     /// buffer holds (nil: unknown); where the layout allows it (ShmLayout.convertsRegions, the
     /// bars already painted), only those are converted.
-    func convert(_ picture: Picture, into buffer: ShmBuffer, key: ShmPictures.Key, format: PackedRGB,
+    func convert(_ picture: Picture, into buffer: some PixelCanvas, key: ShmPictures.Key, format: PackedRGB,
                  changed: TileMask? = nil) throws(SinkError) {
         guard case .cpu(let planes) = picture.storage else { throw .unsupported(picture.storage.place, by: .shm) }
         let layout = ShmLayout.compute(video: picture.size, buffer: buffer.size, mode: key.mode, span: key.span)
@@ -158,7 +158,7 @@ final class ShmConverter {
     }
 
     /// The buffer's bars are what `layout` needs (none, or these in the key's colour).
-    private func barsPainted(_ layout: ShmLayout, key: ShmPictures.Key, in buffer: ShmBuffer) -> Bool {
+    private func barsPainted(_ layout: ShmLayout, key: ShmPictures.Key, in buffer: some PixelCanvas) -> Bool {
         guard layout.hasBorders else { return buffer.bars == nil }
         return buffer.bars.map { $0.rect == layout.destination && $0.colour == key.color } ?? false
     }
@@ -167,7 +167,7 @@ final class ShmConverter {
     /// (one source pixel per buffer pixel). False (nothing written) when a run is not one that
     /// libswscale converts as it would within the whole picture (a width of a multiple of 16,
     /// which its SIMD converter takes, on chroma samples): the caller converts all of it.
-    private func convertTiles(_ mask: TileMask, of planes: CPUPlanes, layout: ShmLayout, into buffer: ShmBuffer,
+    private func convertTiles(_ mask: TileMask, of planes: CPUPlanes, layout: ShmLayout, into buffer: some PixelCanvas,
                               key: ShmPictures.Key, format: PackedRGB) throws(SinkError) -> Bool {
         // Runs cut into pieces of 1, 2, 4, 8 ... tiles: a handful of sizes (libswscale contexts),
         // whatever the runs' lengths.
@@ -195,7 +195,7 @@ final class ShmConverter {
         return s
     }
 
-    private func repaintColumn(_ x: Int, rows: PixelRect, colour c: RGB, in buffer: ShmBuffer) {
+    private func repaintColumn(_ x: Int, rows: PixelRect, colour c: RGB, in buffer: some PixelCanvas) {
         guard x >= 0, x < buffer.size.width else { return }
         let pixel = UInt32(0xff00_0000) | UInt32(c.red) << 16 | UInt32(c.green) << 8 | UInt32(c.blue)
         for y in max(0, rows.y)..<min(buffer.size.height, rows.y + rows.height) {
@@ -204,7 +204,7 @@ final class ShmConverter {
     }
 
     /// Tile: the first tile (top-left) copied across its rows, then those rows down the buffer.
-    private func replicateTile(_ tile: PixelRect, in buffer: ShmBuffer) {
+    private func replicateTile(_ tile: PixelRect, in buffer: some PixelCanvas) {
         let rowBytes = tile.width * 4, full = buffer.size.width * 4
         for y in 0..<tile.height {
             let row = buffer.data + y * buffer.stride

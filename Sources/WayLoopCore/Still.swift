@@ -1,0 +1,100 @@
+// Stills for the tools around a wallpaper, pure: `wayloop thumbnail`'s command line, where its
+// frame is taken in a loop, and how a picture stored in one orientation is read out as shown.
+// The shell decodes, converts (the shm renderer's converter) and encodes the PNG.
+
+/// `wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]`.
+public struct ThumbnailCommand: Equatable, Sendable {
+    public var video: String
+    public var file: String
+    /// The output it is placed on (nil: the video's own size, as shown).
+    public var size: Size?
+    /// Seconds into the loop (taken modulo its length).
+    public var at: Double = 0
+    public var mode: ScaleMode = .fill
+    public var color: RGB = RGB(red: 0, green: 0, blue: 0)
+    public var dim: Double = 0
+
+    public init(video: String, file: String) {
+        self.video = video
+        self.file = file
+    }
+
+    public static let usage = "thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]"
+    /// The largest side a thumbnail may have (a PNG of 16384² is 1 GiB of pixels in memory).
+    public static let maxSide = 16384
+
+    /// `args` after `thumbnail`.
+    public static func parse(_ args: [String]) throws(UsageError) -> ThumbnailCommand {
+        var positional: [String] = []
+        var c = ThumbnailCommand(video: "", file: "")
+        var i = 0
+        func value(_ opt: String) throws(UsageError) -> String {
+            i += 1
+            guard i < args.count else { throw .missingValue(option: opt) }
+            return args[i]
+        }
+        while i < args.count {
+            let a = args[i]
+            switch a {
+            case "--size":
+                let v = try value(a)
+                guard let s = parseSize(v) else { throw .badValue(option: a, value: v, expected: "a size WxH from 1x1 to \(maxSide)x\(maxSide)") }
+                c.size = s
+            case "--at":
+                let v = try value(a)
+                guard let t = v == "0" ? 0 : DurationText.parse(v) else { throw .badValue(option: a, value: v, expected: DurationText.expected + " (or 0)") }
+                c.at = t
+            case _ where ["-m", "--mode", "-c", "--color", "--dim"].contains(a):
+                let setting = EntrySettings.flag(a)!, v = try value(a)
+                var e = OutputEntry(selector: .all)
+                guard setting.set(v, in: &e) else { throw .badValue(option: a, value: v, expected: setting.expected) }
+                if let m = e.mode { c.mode = m }
+                if let col = e.color { c.color = col }
+                if let d = e.dim { c.dim = d }
+            default:
+                if a.hasPrefix("-") && a.count > 1 { throw .unknownOption(a) }
+                guard positional.count < 2 else { throw .thumbnail("takes one VIDEO and one FILE.png, not also '\(a)'") }
+                positional.append(a)
+            }
+            i += 1
+        }
+        guard positional.count == 2, !positional[0].isEmpty, !positional[1].isEmpty else {
+            throw .thumbnail("needs VIDEO and FILE.png (\(usage))")
+        }
+        if c.mode == .span || c.mode == .spanFit { throw .thumbnail("-m \(c.mode.rawValue) needs outputs to span: use one of fill, fit, stretch, center, tile") }
+        c.video = positional[0]
+        c.file = positional[1]
+        return c
+    }
+
+    /// `1920x1080` → a size (each side 1 to maxSide).
+    public static func parseSize(_ s: String) -> Size? {
+        let parts = s.split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let w = Int(parts[0]), let h = Int(parts[1]), (1...maxSide).contains(w), (1...maxSide).contains(h) else { return nil }
+        return Size(width: w, height: h)
+    }
+
+    /// Where in a loop of `length` seconds (nil or 0: unknown, a still) the frame at `at` is.
+    public static func time(_ at: Double, inLoopOf length: Double?) -> Double {
+        guard let length, length > 0, at.isFinite else { return 0 }
+        return at.truncatingRemainder(dividingBy: length)
+    }
+}
+
+extension Orientation {
+    /// The stored pixel shown at (`x`, `y`) of the picture as displayed (mirrored first, then
+    /// turned clockwise): what the compositor's buffer transform does, done by hand for a PNG.
+    public func storedPixel(x: Int, y: Int, stored: Size) -> (x: Int, y: Int) {
+        let w = stored.width, h = stored.height
+        var (sx, sy): (Int, Int)
+        switch rotation {
+        case 90: (sx, sy) = (y, h - 1 - x)
+        case 180: (sx, sy) = (w - 1 - x, h - 1 - y)
+        case 270: (sx, sy) = (w - 1 - y, x)
+        default: (sx, sy) = (x, y)
+        }
+        if mirrored { sx = w - 1 - sx }
+        return (sx, sy)
+    }
+}
