@@ -31,7 +31,8 @@ public enum Help {
            wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
-    wlroots compositor (sway, Hyprland, river, labwc, niri, ...). Runs in the foreground:
+    compositor with wlr-layer-shell (tested: sway, phoc, KDE Plasma's kwin; documented to
+    have it: Hyprland, river, labwc, niri, Wayfire; not GNOME or weston). Runs in the foreground:
     put `exec_always wayloop ~/Videos/loop.mp4` in a sway config or `exec-once = wayloop ...`
     in Hyprland's. One per display: a second start hands its arguments to the running one
     and exits 0. Stops cleanly (exit 0) on SIGINT, SIGTERM, `wayloop ctl quit` or when the

@@ -123,6 +123,13 @@ final class BadInputTests: XCTestCase {
         XCTAssertFalse(w.stderr.contains("opened"), "a decoder was opened: \(w.stderr)")
     }
 
+    /// GNOME's mutter (43, headless) has no wlr-layer-shell either: the same one line and exit 4.
+    func testGnomeWithoutLayerShell() throws {
+        let mutter = try Compositor(kind: "start-mutter")
+        defer { mutter.stop() }
+        try expectFailure([Repo.clip("grid.mp4")], env: mutter.env, status: 4, mentions: ["zwlr_layer_shell_v1", "not GNOME"])
+    }
+
     /// Corrupt packets in the middle: playback goes on, with at most one line per distinct error.
     func testCorruptPacketsAreSkipped() throws {
         let env = try env()

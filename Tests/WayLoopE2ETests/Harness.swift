@@ -108,10 +108,23 @@ final class Compositor: @unchecked Sendable {
     let env: [String: String]
     let outputs: [String]
 
-    init(kind: String, outputs sizes: [String] = []) throws {
+    /// $WAYLOOP_COMPOSITOR=phoc runs the suites that ask for a headless sway on headless phoc
+    /// instead (a second wlroots compositor); nested sways and weston stay what they are.
+    static var headlessKind: String {
+        ProcessInfo.processInfo.environment["WAYLOOP_COMPOSITOR"] == "phoc" ? "start-phoc" : "start-sway"
+    }
+
+    /// This compositor is phoc (no swaymsg, no create_output).
+    var isPhoc: Bool { kind == "start-phoc" }
+    let kind: String
+
+    init(kind requested: String, outputs sizes: [String] = [], extra: [String] = []) throws {
+        let kind = requested == "start-sway" ? Self.headlessKind : requested
+        self.kind = kind
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-e2e-\(UUID().uuidString.prefix(8))").path
         var argv = [Repo.path("scripts/compositor"), kind, dir]
         for s in sizes { argv += ["--output", s] }
+        argv += extra
         let r = Shell.run(argv, timeout: 60)
         guard r.status == 0 else { throw HarnessError("\(kind) failed: \(r.stderr)") }
         var e = ProcessInfo.processInfo.environment
