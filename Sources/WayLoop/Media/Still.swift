@@ -20,18 +20,16 @@ final class RGBImage: PixelCanvas {
     init?(size: Size) {
         guard !size.isEmpty, size.width <= ThumbnailCommand.maxSide, size.height <= ThumbnailCommand.maxSide else { return nil }
         self.size = size
-        stride = (size.width * 4 + 4 + 63) & ~63
+        stride = CanvasLayout.stride(width: size.width)
         bytes = stride * (size.height + 2) + 4
         guard let m = calloc(1, bytes) else { return nil }
         memory = m
-        data = m + stride + 4
+        data = m + CanvasLayout.lead(stride)
     }
     deinit { free(memory) }
 
     func fill(_ c: RGB) {
-        let pixel = UInt32(0xff00_0000) | UInt32(c.red) << 16 | UInt32(c.green) << 8 | UInt32(c.blue)
-        let n = (bytes - stride - 4) / 4
-        data.bindMemory(to: UInt32.self, capacity: n).update(repeating: pixel, count: n)
+        CanvasLayout.fill(data, count: (bytes - CanvasLayout.lead(stride)) / 4, with: c)
     }
 
     /// Packed RGB (3 bytes a pixel, rows without padding) as shown: turned and mirrored by
@@ -129,9 +127,10 @@ enum Still {
         pixels.withUnsafeBytes { src in
             for y in 0..<size.height { memcpy(dst + y * line, src.baseAddress! + y * row, row) }
         }
-        var rc = avcodec_send_frame(ctx, frame)
+        let rc = avcodec_send_frame(ctx, frame)
         guard rc >= 0 else { throw Failure("PNG encoding failed: \(AVError.text(rc))") }
-        rc = avcodec_send_frame(ctx, nil)
+        // Flush: the encoder's one packet comes out below.
+        _ = avcodec_send_frame(ctx, nil)
         var out: [UInt8] = []
         while avcodec_receive_packet(ctx, packet) >= 0 {
             out += UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))

@@ -20,6 +20,22 @@ protocol PixelCanvas: AnyObject {
     func fill(_ c: RGB)
 }
 
+/// The layout both kinds of PixelCanvas share, and their colour fill.
+enum CanvasLayout {
+    /// Rows on 64-byte boundaries (libswscale's SIMD writes aligned rows fastest), with at
+    /// least one spare pixel each.
+    static func stride(width: Int) -> Int { (width * 4 + 4 + 63) & ~63 }
+    /// Where the picture starts in the memory: after a spare row and a spare pixel (so that
+    /// the pixel before the first row's first is inside it too).
+    static func lead(_ stride: Int) -> Int { stride + 4 }
+    /// One opaque colour as XRGB/ARGB memory holds it (little-endian: B, G, R, A).
+    static func pixel(_ c: RGB) -> UInt32 { UInt32(0xff00_0000) | UInt32(c.red) << 16 | UInt32(c.green) << 8 | UInt32(c.blue) }
+    /// `count` pixels from `data` set to one opaque colour.
+    static func fill(_ data: UnsafeMutableRawPointer, count: Int, with c: RGB) {
+        data.bindMemory(to: UInt32.self, capacity: count).update(repeating: pixel(c), count: count)
+    }
+}
+
 final class ShmBuffer: PixelCanvas {
     let size: Size
     let stride: Int
@@ -49,9 +65,7 @@ final class ShmBuffer: PixelCanvas {
     /// `format`: 4 bytes per pixel.
     init(shm: ShmGlobal, size: Size, format: ShmFormat) throws(SinkError) {
         self.size = size
-        // Rows on 64-byte boundaries (libswscale's SIMD writes aligned rows fastest), with at
-        // least one spare pixel each.
-        stride = (size.width * 4 + 4 + 63) & ~63
+        stride = CanvasLayout.stride(width: size.width)
         // A spare row above (the crop spill) and one below: a view's wl_buffer starts up to a
         // row in and must still have whole rows of stride in the pool (wl_shm's check).
         let (rows, overflow) = stride.multipliedReportingOverflow(by: size.height + 2)
@@ -71,12 +85,12 @@ final class ShmBuffer: PixelCanvas {
             munmap(p, bytes)
             throw SinkError("wl_shm.create_pool failed")
         }
-        guard let buf = pool.makeBuffer(offset: Self.lead(stride), size: size, stride: stride, format: format) else {
+        guard let buf = pool.makeBuffer(offset: CanvasLayout.lead(stride), size: size, stride: stride, format: format) else {
             munmap(p, bytes)
             throw SinkError("wl_shm_pool.create_buffer failed")
         }
         mapping = p
-        data = p + Self.lead(stride)
+        data = p + CanvasLayout.lead(stride)
         buffer = buf
         self.pool = pool
         self.format = format
@@ -111,7 +125,7 @@ final class ShmBuffer: PixelCanvas {
     private func viewIndex(_ r: PixelRect) throws(SinkError) -> Int {
         if let i = views.firstIndex(where: { $0.rect == r }) { return i }
         guard r.x >= 0, r.y >= 0, r.width > 0, r.height > 0, r.x + r.width <= size.width, r.y + r.height <= size.height,
-              let b = pool.makeBuffer(offset: Self.lead(stride) + r.y * stride + r.x * 4, size: Size(width: r.width, height: r.height),
+              let b = pool.makeBuffer(offset: CanvasLayout.lead(stride) + r.y * stride + r.x * 4, size: Size(width: r.width, height: r.height),
                                       stride: stride, format: format) else {
             throw SinkError("cannot make a \(r) view of a \(size) shm buffer")
         }
@@ -131,15 +145,9 @@ final class ShmBuffer: PixelCanvas {
 
     /// Fills the whole buffer with one opaque colour (little-endian XRGB/ARGB: B, G, R, A).
     func fill(_ c: RGB) {
-        let pixel = UInt32(0xff00_0000) | UInt32(c.red) << 16 | UInt32(c.green) << 8 | UInt32(c.blue)
-        let n = (bytes - Self.lead(stride)) / 4
-        data.bindMemory(to: UInt32.self, capacity: n).update(repeating: pixel, count: n)
+        CanvasLayout.fill(data, count: (bytes - CanvasLayout.lead(stride)) / 4, with: c)
         holds = (0, nil)
     }
-
-    /// Where the picture starts in the mapping: after a spare row and a spare pixel (so that
-    /// the pixel before the first row's first is inside the mapping too).
-    private static func lead(_ stride: Int) -> Int { stride + 4 }
 
     private func released() { onRelease?() }
 }

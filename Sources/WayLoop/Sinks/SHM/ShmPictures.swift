@@ -197,7 +197,7 @@ final class ShmConverter {
 
     private func repaintColumn(_ x: Int, rows: PixelRect, colour c: RGB, in buffer: some PixelCanvas) {
         guard x >= 0, x < buffer.size.width else { return }
-        let pixel = UInt32(0xff00_0000) | UInt32(c.red) << 16 | UInt32(c.green) << 8 | UInt32(c.blue)
+        let pixel = CanvasLayout.pixel(c)
         for y in max(0, rows.y)..<min(buffer.size.height, rows.y + rows.height) {
             (buffer.data + y * buffer.stride + x * 4).storeBytes(of: pixel, as: UInt32.self)
         }
