@@ -107,4 +107,13 @@ final class PressurePlanTests: XCTestCase {
         XCTAssertEqual(ProcStatus.privateKB("VmRSS: 100 kB\n"), 100, "no RssShmem line: nothing shared")
         XCTAssertNil(ProcStatus.privateKB("Name: x\n"))
     }
+
+    func testAnonymousAndOwnRSSFromProcStatus() {
+        let status = "Name:\twayloop\nVmRSS:\t   64692 kB\nRssAnon:\t   50000 kB\nRssFile:\t   12220 kB\nRssShmem:\t    2472 kB\n"
+        XCTAssertEqual(ProcStatus.anonKB(status), 50000)
+        XCTAssertEqual(ProcStatus.ownKB(status), 52472, "anonymous and shared memory, not the library pages")
+        XCTAssertEqual(ProcStatus.ownKB("RssAnon: 7 kB\n"), 7, "no RssShmem line: nothing shared")
+        XCTAssertNil(ProcStatus.anonKB("VmRSS: 100 kB\n"))
+        XCTAssertNil(ProcStatus.ownKB("VmRSS: 100 kB\nRssShmem: 4 kB\n"))
+    }
 }

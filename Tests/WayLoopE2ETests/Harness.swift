@@ -474,6 +474,17 @@ enum Proc {
         (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)).flatMap(ProcStatus.privateKB) ?? -1
     }
 
+    /// RssAnon in kB (the heap and anonymous mappings), or -1.
+    static func anonKB(_ pid: pid_t) -> Int {
+        (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)).flatMap(ProcStatus.anonKB) ?? -1
+    }
+
+    /// RssAnon + RssShmem in kB (what the process made, its wl_shm buffers included; not the
+    /// library pages, which come and go with the page cache), or -1.
+    static func ownKB(_ pid: pid_t) -> Int {
+        (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)).flatMap(ProcStatus.ownKB) ?? -1
+    }
+
     /// Resident set size of a process in kB (VmRSS), or -1.
     static func rssKB(_ pid: pid_t) -> Int {
         guard let s = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return -1 }
