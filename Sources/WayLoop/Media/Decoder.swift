@@ -74,33 +74,13 @@ final class Decoder {
     // MARK: Opening
 
     private func open() throws(VideoError) -> VideoInfo {
-        var fmt: UnsafeMutablePointer<AVFormatContext>?
-        csys_av_clear_error()
-        var rc = avformat_open_input(&fmt, Sys.cPath(path), nil, nil)
-        guard rc >= 0, let fmt else { throw .notAVideo(path, reason: AVError.reason(rc)) }
+        let input = try VideoInput.open(path)
+        let fmt = input.format, decoder = input.decoder
         format = fmt
-        // FFmpeg's tty demuxer shows text files as "ANSI art" video: a text file is not a video.
-        if let name = fmt.pointee.iformat?.pointee.name, String(cString: name) == "tty" {
-            throw .notAVideo(path, reason: "it is a text file")
-        }
-        rc = avformat_find_stream_info(fmt, nil)
-        guard rc >= 0 else { throw .notAVideo(path, reason: AVError.reason(rc)) }
-        // No stream at all: a container cut before its index (a truncated download).
-        guard fmt.pointee.nb_streams > 0 else { throw .notAVideo(path, reason: "no streams in it: truncated, or not a video") }
-        rc = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard rc >= 0 else { throw .noVideoStream(path) }
-        streamIndex = rc
-        let stream = fmt.pointee.streams[Int(rc)]!
-        // Only the video stream is read: audio never adds to the loop length.
-        for i in 0..<Int(fmt.pointee.nb_streams) where i != Int(rc) {
-            fmt.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
-        }
+        streamIndex = input.streamIndex
+        let stream = input.stream
         let par = stream.pointee.codecpar!
         timeBase = stream.pointee.time_base
-        guard let decoder = avcodec_find_decoder(par.pointee.codec_id) else {
-            let name = String(cString: avcodec_get_name(par.pointee.codec_id))
-            throw .unsupportedCodec(path, codec: name == "none" ? "unknown" : name)
-        }
         maxLowres = Int(decoder.pointee.max_lowres)
         intraOnly = (avcodec_descriptor_get(par.pointee.codec_id)?.pointee.props ?? 0) & avx_codec_prop_intra_only() != 0
         let orientation = Decoder.orientation(of: stream)
@@ -444,6 +424,47 @@ final class Decoder {
         channel.recycle(FrameHandle(frame: frame))
         if !ok { channel.recycle(FrameHandle(frame: out)); return nil }
         return out
+    }
+}
+
+/// Opening a file for its video stream: the steps (and the errors) the decoder thread and the
+/// stills share.
+struct VideoInput {
+    /// The caller closes it (avformat_close_input).
+    let format: UnsafeMutablePointer<AVFormatContext>
+    let streamIndex: Int32
+    let decoder: UnsafePointer<AVCodec>
+    var stream: UnsafeMutablePointer<AVStream> { format.pointee.streams[Int(streamIndex)]! }
+
+    /// Opens `path` and finds its best video stream (every other stream discarded: audio never
+    /// adds to the loop length) and its decoder. On error nothing is left open.
+    static func open(_ path: String) throws(VideoError) -> VideoInput {
+        var fmt: UnsafeMutablePointer<AVFormatContext>?
+        csys_av_clear_error()
+        var rc = avformat_open_input(&fmt, Sys.cPath(path), nil, nil)
+        guard rc >= 0, let f = fmt else { throw .notAVideo(path, reason: AVError.reason(rc)) }
+        var opened = false
+        defer { if !opened { avformat_close_input(&fmt) } }
+        // FFmpeg's tty demuxer shows text files as "ANSI art" video: a text file is not a video.
+        if let name = f.pointee.iformat?.pointee.name, String(cString: name) == "tty" {
+            throw .notAVideo(path, reason: "it is a text file")
+        }
+        rc = avformat_find_stream_info(f, nil)
+        guard rc >= 0 else { throw .notAVideo(path, reason: AVError.reason(rc)) }
+        // No stream at all: a container cut before its index (a truncated download).
+        guard f.pointee.nb_streams > 0 else { throw .notAVideo(path, reason: "no streams in it: truncated, or not a video") }
+        rc = av_find_best_stream(f, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard rc >= 0 else { throw .noVideoStream(path) }
+        for i in 0..<Int(f.pointee.nb_streams) where i != Int(rc) {
+            f.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
+        }
+        let par = f.pointee.streams[Int(rc)]!.pointee.codecpar!
+        guard let decoder = avcodec_find_decoder(par.pointee.codec_id) else {
+            let name = String(cString: avcodec_get_name(par.pointee.codec_id))
+            throw .unsupportedCodec(path, codec: name == "none" ? "unknown" : name)
+        }
+        opened = true
+        return VideoInput(format: f, streamIndex: rc, decoder: decoder)
     }
 }
 

@@ -146,23 +146,12 @@ enum StillDecoder {
     /// The frame shown at `at` seconds into the loop (modulo its length), and how it is turned.
     /// The caller frees the frame (av_frame_free).
     static func frame(_ path: String, at: Double) throws(VideoError) -> (frame: UnsafeMutablePointer<AVFrame>, orientation: Orientation) {
-        var fmt: UnsafeMutablePointer<AVFormatContext>?
-        csys_av_clear_error()
-        var rc = avformat_open_input(&fmt, Sys.cPath(path), nil, nil)
-        guard rc >= 0, let f = fmt else { throw .notAVideo(path, reason: AVError.reason(rc)) }
+        let input = try VideoInput.open(path)
+        var fmt: UnsafeMutablePointer<AVFormatContext>? = input.format
         defer { avformat_close_input(&fmt) }
-        if let name = f.pointee.iformat?.pointee.name, String(cString: name) == "tty" { throw .notAVideo(path, reason: "it is a text file") }
-        rc = avformat_find_stream_info(f, nil)
-        guard rc >= 0 else { throw .notAVideo(path, reason: AVError.reason(rc)) }
-        rc = av_find_best_stream(f, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard rc >= 0 else { throw .noVideoStream(path) }
-        let index = rc
-        let stream = f.pointee.streams[Int(rc)]!
-        for i in 0..<Int(f.pointee.nb_streams) where i != Int(rc) { f.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
+        let f = input.format, index = input.streamIndex, stream = input.stream, decoder = input.decoder
         let par = stream.pointee.codecpar!
-        guard let decoder = avcodec_find_decoder(par.pointee.codec_id) else {
-            throw .unsupportedCodec(path, codec: String(cString: avcodec_get_name(par.pointee.codec_id)))
-        }
+        var rc: Int32 = 0
         var codec = avcodec_alloc_context3(decoder)
         defer { avcodec_free_context(&codec) }
         guard let ctx = codec, avcodec_parameters_to_context(ctx, par) >= 0 else { throw .decodeFailed(path, reason: "out of memory") }
