@@ -135,6 +135,7 @@ final class OutputTests: XCTestCase {
         // 6 MB below its usual level after the first cycle, and 'growth' back to it by the 20th).
         var rssFirst = -1
         var rssPerCycle: [Int] = []
+        var shmMaps: [Int] = []
         let start = Date()
         for cycle in 1...20 {
             let name = try sway.addOutput("320x180")
@@ -158,16 +159,23 @@ final class OutputTests: XCTestCase {
                               "after \(name) was removed, WL-1/WL-2 got \(lines(trace, "WL-1") - a)/\(lines(trace, "WL-2") - b) new frames in 5 s")
                 XCTAssertGreaterThanOrEqual(GridPicture.centreColours(sway, output: "WL-1").count, 2,
                                             "WL-1's centre box stopped changing after \(name) was removed")
-                rssFirst = Proc.ownKB(w.pid)
             }
+            // The baseline is taken after five cycles: the shm picture rings grow to their three
+            // buffers lazily, when the compositor still holds two (a 1280x720 buffer is 3.6 MB: a CI
+            // run read 28 MB after cycle 1 and 36 MB from cycle 2 to 20, flat within 260 kB; here
+            // the wl_shm mappings went 4 → 6 at cycle 2 and stayed), and that step is no removal's.
+            if cycle == 5 { rssFirst = Proc.ownKB(w.pid) }
             rssPerCycle.append(Proc.ownKB(w.pid))
+            shmMaps.append(((try? String(contentsOfFile: "/proc/\(w.pid)/maps", encoding: .utf8)) ?? "")
+                .split(separator: "\n").filter { $0.contains("wayloop-shm") }.count)
         }
         let rssLast = Proc.ownKB(w.pid)
-        print("OutputTests: own memory (RssAnon + RssShmem) after the first add/remove cycle \(rssFirst) kB, after the 20th \(rssLast) kB "
-              + "(\(rssLast - rssFirst) kB; 20 cycles in \(ms(Date().timeIntervalSince(start)))); per cycle: \(rssPerCycle)")
+        print("OutputTests: own memory (RssAnon + RssShmem) after the 5th add/remove cycle \(rssFirst) kB, after the 20th \(rssLast) kB "
+              + "(\(rssLast - rssFirst) kB; 20 cycles in \(ms(Date().timeIntervalSince(start)))); per cycle: \(rssPerCycle); "
+              + "wl_shm buffers mapped: \(shmMaps)")
         XCTAssertGreaterThan(rssFirst, 0)
         XCTAssertLessThan(abs(rssLast - rssFirst), 4096,
-                          "own memory (RssAnon + RssShmem) moved from \(rssFirst) kB to \(rssLast) kB over 19 add/remove cycles")
+                          "own memory (RssAnon + RssShmem) moved from \(rssFirst) kB to \(rssLast) kB over the last 15 add/remove cycles")
         XCTAssertGreaterThanOrEqual(GridPicture.centreColours(sway, output: "WL-1").count, 2,
                                     "WL-1's centre box stopped changing after 20 add/remove cycles")
     }
