@@ -27,3 +27,33 @@ public enum ProcStatus {
         return out
     }
 }
+
+/// What /proc says of the machine's CPU, for telling a frame dropped because another tenant of
+/// a shared machine took the cores from one WayLoop dropped on its own.
+public enum ProcCPU {
+    /// `total=` of the "some" line of /proc/pressure/cpu: µs in which at least one runnable task
+    /// waited for a CPU, since boot.
+    public static func pressureSomeMicros(_ pressure: String) -> Int? {
+        for line in pressure.split(separator: "\n") where line.hasPrefix("some ") {
+            for f in line.split(separator: " ") where f.hasPrefix("total=") { return Int(f.dropFirst(6)) }
+        }
+        return nil
+    }
+
+    /// The second field of /proc/PID/task/TID/schedstat: ns the thread spent runnable on a run
+    /// queue, waiting for a CPU.
+    public static func runQueueWaitNanos(_ schedstat: String) -> Int? {
+        let f = schedstat.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        return f.count >= 2 ? Int(f[1]) : nil
+    }
+
+    /// The "cpu" line of /proc/stat: clock ticks busy (user, nice, system, irq, softirq, steal)
+    /// and in all, summed over the CPUs.
+    public static func ticks(_ stat: String) -> (busy: Int, all: Int)? {
+        guard let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+        let v = line.split(separator: " ").dropFirst().prefix(8).compactMap { Int($0) }
+        guard v.count == 8 else { return nil }
+        // user nice system idle iowait irq softirq steal
+        return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7], v.reduce(0, +))
+    }
+}

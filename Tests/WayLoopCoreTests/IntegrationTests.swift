@@ -117,3 +117,20 @@ final class PressurePlanTests: XCTestCase {
         XCTAssertNil(ProcStatus.ownKB("VmRSS: 100 kB\nRssShmem: 4 kB\n"))
     }
 }
+
+final class ProcCPUTests: XCTestCase {
+    func testMachineCPUFromProc() {
+        let psi = "some avg10=0.01 avg60=0.24 avg300=0.10 total=457003\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+        XCTAssertEqual(ProcCPU.pressureSomeMicros(psi), 457003, "the some line's total, not the full line's")
+        XCTAssertNil(ProcCPU.pressureSomeMicros("full avg10=0.00 total=5\n"))
+        XCTAssertNil(ProcCPU.pressureSomeMicros(""))
+        XCTAssertEqual(ProcCPU.runQueueWaitNanos("27590319 2249719 101\n"), 2249719)
+        XCTAssertNil(ProcCPU.runQueueWaitNanos("27590319\n"))
+        let stat = "cpu  273 1 186 173062 29 2 10 5 0 0\ncpu0 100 0 90 86000 10 1 5 2 0 0\n"
+        let t = ProcCPU.ticks(stat)
+        XCTAssertEqual(t?.busy, 273 + 1 + 186 + 2 + 10 + 5, "user, nice, system, irq, softirq, steal: not idle or iowait")
+        XCTAssertEqual(t?.all, 273 + 1 + 186 + 173062 + 29 + 2 + 10 + 5)
+        XCTAssertNil(ProcCPU.ticks("cpu0 1 2 3 4 5 6 7 8\n"), "only the summed line")
+        XCTAssertNil(ProcCPU.ticks("cpu  1 2 3\n"))
+    }
+}

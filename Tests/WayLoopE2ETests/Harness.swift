@@ -496,6 +496,29 @@ enum Proc {
 }
 
 extension Proc {
+    /// µs in which some runnable task waited for a CPU since boot (/proc/pressure/cpu), or -1.
+    static func cpuPressureMicros() -> Int {
+        (try? String(contentsOfFile: "/proc/pressure/cpu", encoding: .utf8)).flatMap(ProcCPU.pressureSomeMicros) ?? -1
+    }
+
+    /// ns each thread of `pid` now alive has spent waiting on a run queue, by thread id (a
+    /// thread's count ends with it: compare two readings thread by thread).
+    static func runQueueWaitNanos(_ pid: pid_t) -> [String: Int] {
+        guard let tids = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return [:] }
+        var out: [String: Int] = [:]
+        for tid in tids {
+            out[tid] = (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/schedstat", encoding: .utf8)).flatMap(ProcCPU.runQueueWaitNanos)
+        }
+        return out
+    }
+
+    /// Clock ticks the machine's CPUs were busy and in all since boot (/proc/stat), or nil.
+    static func machineTicks() -> (busy: Int, all: Int)? {
+        (try? String(contentsOfFile: "/proc/stat", encoding: .utf8)).flatMap(ProcCPU.ticks)
+    }
+}
+
+extension Proc {
     static let ticksPerSecond = Int(sysconf(Int32(_SC_CLK_TCK)))
 
     /// utime + stime of a process, in clock ticks (/proc/PID/stat fields 14 and 15).

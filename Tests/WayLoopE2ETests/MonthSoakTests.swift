@@ -11,7 +11,9 @@
 // for a moment does not) must equal the first window's. Frames dropped are counted per output
 // and must all fall near a switch, a set or a hotplug.
 // $WAYLOOP_SOAK_SECONDS sets the length (default 300, as CI runs it; 3600 by hand);
-// $WAYLOOP_SOAK_OUT names a JSON file for the samples.
+// $WAYLOOP_SOAK_OUT names a JSON file for the samples. Each sample also keeps the CPU pressure of
+// the 2 s before it (/proc/pressure/cpu), how long wayloop's threads waited for a CPU and how
+// many cores the machine kept busy: a drop under another tenant's load is told from WayLoop's own.
 import Foundation
 import XCTest
 
@@ -38,6 +40,12 @@ final class MonthSoakTests: XCTestCase {
         var outputs: Int
         var dropped: [String: Int]
         var video: String
+        /// Over the 2 s before this sample: ms in which some task on the machine waited for a
+        /// CPU (/proc/pressure/cpu), ms wayloop's threads waited for one, and the cores the
+        /// machine kept busy (all its processes, ours included); -1 where /proc does not say.
+        var pressureMs: Int
+        var waitMs: Int
+        var busyCores: Double
     }
 
     /// One window of steady samples: its median private and anonymous RSS and its fewest fds.
@@ -94,6 +102,7 @@ final class MonthSoakTests: XCTestCase {
         let sub = try Subscription(env: sway.env)
 
         var samples: [Sample] = []
+        var lastPressure = Proc.cpuPressureMicros(), lastWait = Proc.runQueueWaitNanos(w.pid), lastTicks = Proc.machineTicks()
         var events: [(t: Double, what: String)] = []
         let start = Date()
         func now() -> Double { Date().timeIntervalSince(start) }
@@ -126,8 +135,17 @@ final class MonthSoakTests: XCTestCase {
             var dropped: [String: Int] = [:]
             for o in status { if let n = o["name"] as? String { dropped[n] = o["frames_dropped"] as? Int ?? 0 } }
             let video = status.first { $0["name"] as? String == outs[0] }?["video"] as? String ?? ""
+            let pressure = Proc.cpuPressureMicros(), wait = Proc.runQueueWaitNanos(w.pid), ticks = Proc.machineTicks()
+            let waitNs = wait.reduce(0) { $0 + max(0, $1.value - (lastWait[$1.key] ?? 0)) }
+            var busy = -1.0
+            if let a = lastTicks, let b = ticks, b.all > a.all {
+                busy = Double(b.busy - a.busy) / Double(b.all - a.all) * Double(ProcessInfo.processInfo.activeProcessorCount)
+            }
             samples.append(Sample(t: now(), privateKB: Proc.privateKB(w.pid), anonKB: Proc.anonKB(w.pid), fds: HotplugSoakTests.fds(w.pid),
-                                  outputs: status.count, dropped: dropped, video: (video as NSString).lastPathComponent))
+                                  outputs: status.count, dropped: dropped, video: (video as NSString).lastPathComponent,
+                                  pressureMs: pressure >= 0 && lastPressure >= 0 ? (pressure - lastPressure) / 1000 : -1,
+                                  waitMs: wait.isEmpty ? -1 : waitNs / 1_000_000, busyCores: (busy * 100).rounded() / 100))
+            (lastPressure, lastWait, lastTicks) = (pressure, wait, ticks)
             usleep(2_000_000)
         }
         XCTAssertTrue(w.isRunning, "wayloop ended during the soak: \(w.stderr)")
@@ -154,37 +172,57 @@ final class MonthSoakTests: XCTestCase {
         }
         // Drops, and whether each fell near a switch, a set or a hotplug (3 s before to 1 s after
         // the sample that saw it: a sample every 2 s).
-        var drops: [(t: Double, output: String, n: Int, near: Bool)] = []
+        var drops: [(t: Double, output: String, n: Int, near: Bool, pressureMs: Int, waitMs: Int, busyCores: Double)] = []
         for i in 1..<max(1, samples.count) {
             for (o, n) in samples[i].dropped {
                 let d = n - (samples[i - 1].dropped[o] ?? n)
                 guard d > 0 else { continue }
                 let t = samples[i].t
                 let near = (switches + events.map(\.t)).contains { $0 >= samples[i - 1].t - 3 && $0 <= t + 1 }
-                drops.append((t, o, d, near))
+                drops.append((t, o, d, near, samples[i].pressureMs, samples[i].waitMs, samples[i].busyCores))
             }
         }
         let outside = drops.filter { !$0.near }
+        // The machine's CPU pressure at the drops away from a switch against every sample's: a
+        // drop when others kept the cores busy is told from one on a quiet machine.
+        func median(_ v: [Int]) -> Int { v.isEmpty ? -1 : v.sorted()[v.count / 2] }
+        let measured = samples.dropFirst().filter { $0.pressureMs >= 0 }
+        let pressureSummary: [String: Any] = [
+            "median_pressure_ms_per_sample": median(measured.map(\.pressureMs)),
+            "median_pressure_ms_at_drops_away": median(outside.map(\.pressureMs)),
+            "median_wayloop_wait_ms_per_sample": median(measured.map(\.waitMs)),
+            "median_wayloop_wait_ms_at_drops_away": median(outside.map(\.waitMs)),
+            "samples_over_200ms_pressure": measured.filter { $0.pressureMs > 200 }.count,
+            "drops_away_over_200ms_pressure": outside.filter { $0.pressureMs > 200 }.map(\.n).reduce(0, +),
+        ]
         let rssAll = steady.map(\.privateKB)
+        let awayText = outside.isEmpty ? "" : "; at the drops away: " + outside.map { d -> String in
+            "\(Int(d.t)) s \(d.n) frames, pressure \(d.pressureMs) ms, wayloop waited \(d.waitMs) ms, \(d.busyCores) cores busy"
+        }.joined(separator: "; ")
         print("MonthSoakTests: \(total) s, \(samples.count) samples, \(switches.count) switches, \(events.filter { $0.what == "set" }.count) sets, "
             + "\(plugs.count / 2) hotplugs; steady private RSS \((rssAll.min() ?? 0) / 1024)-\((rssAll.max() ?? 0) / 1024) MB; "
             + "\(Int(window)) s windows from \(Int(warmUp)) s: median private RSS (kB) \(windows.map(\.medianPrivateKB)), "
             + "anonymous \(windows.map(\.medianAnonKB)); fewest fds \(windows.map(\.fewestFds)), most \(windows.map(\.mostFds))"
             + (extraFds.isEmpty ? "" : " (the extra ones: \(extraFds.joined(separator: "; ")))")
-            + "; dropped \(drops.map(\.n).reduce(0, +)) (outside a switch: \(outside.map(\.n).reduce(0, +)))")
+            + "; dropped \(drops.map(\.n).reduce(0, +)) (outside a switch: \(outside.map(\.n).reduce(0, +)))"
+            + "; CPU pressure per 2 s sample: median \(median(measured.map(\.pressureMs))) ms, "
+            + "\(measured.filter { $0.pressureMs > 200 }.count) samples over 200 ms" + awayText)
 
         if let out = ProcessInfo.processInfo.environment["WAYLOOP_SOAK_OUT"], !out.isEmpty {
             let json: [String: Any] = [
                 "seconds": total, "warm_up_s": warmUp, "window_s": window, "outputs": outs, "clips": Self.clips.map(\.name),
                 "command": "WAYLOOP_SOAK_SECONDS=\(total) WAYLOOP_SOAK_OUT=\(out) swift test --skip-build --filter WayLoopE2ETests.MonthSoakTests",
                 "samples": samples.map { ["t": ($0.t * 10).rounded() / 10, "private_kb": $0.privateKB, "anon_kb": $0.anonKB, "fds": $0.fds.count,
-                                          "outputs": $0.outputs, "video": $0.video, "dropped": $0.dropped] as [String: Any] },
+                                          "outputs": $0.outputs, "video": $0.video, "dropped": $0.dropped,
+                                          "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "busy_cores": $0.busyCores] as [String: Any] },
                 "events": events.map { ["t": ($0.t * 10).rounded() / 10, "what": $0.what] as [String: Any] },
                 "switches": switches.sorted().map { ($0 * 10).rounded() / 10 },
                 "windows": windows.map { ["from_s": $0.from, "samples": $0.samples, "median_private_kb": $0.medianPrivateKB,
                                           "median_anon_kb": $0.medianAnonKB, "fewest_fds": $0.fewestFds, "most_fds": $0.mostFds] as [String: Any] },
                 "growth_kb_per_window": growthKB, "anon_growth_kb_per_window": anonGrowthKB, "extra_fds": extraFds,
-                "drops": drops.map { ["t": ($0.t * 10).rounded() / 10, "output": $0.output, "frames": $0.n, "near_a_switch": $0.near] as [String: Any] },
+                "drops": drops.map { ["t": ($0.t * 10).rounded() / 10, "output": $0.output, "frames": $0.n, "near_a_switch": $0.near,
+                                      "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "busy_cores": $0.busyCores] as [String: Any] },
+                "pressure": pressureSummary,
             ]
             let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
             try data.write(to: URL(fileURLWithPath: out))
