@@ -41,6 +41,9 @@ final class Decoder {
     private var maxLowres = 0
     private var intraOnly = false
     private var hintedScale = 1.0
+    /// The frame buffers libavcodec's pool has handed out since the codec was opened (their
+    /// data pointers): the pool keeps every buffer it made, so a new one is memory for good.
+    private var poolBuffers = Set<UInt>()
 
     init(path: String, channel: FrameChannel, log: Logger) {
         self.path = path
@@ -131,6 +134,7 @@ final class Decoder {
         guard avcodec_open2(ctx, decoder, nil) >= 0 else { throw .unsupportedCodec(path, codec: String(cString: decoder.pointee.name)) }
         if n != lowres || n > 0 { log.debug("decoding at lowres \(n) (1/\(1 << n) of the coded size)") }
         lowres = n
+        poolBuffers.removeAll()
     }
 
     /// The scale the outputs need (of the coded size): the main thread's once it has said,
@@ -196,6 +200,7 @@ final class Decoder {
             case .frame:
                 framesThisPass += 1
                 frameDecoded()
+                notePoolBuffer(frame)
                 guard let ready = convertIfNeeded(frame) else { continue }
                 channel.addDecodeCost(Sys.threadCPU() - started)
                 let pts = ready.pointee.best_effort_timestamp
@@ -361,6 +366,15 @@ final class Decoder {
         let line = "'\(path)': \(what): \(AVError.text(code)); playback goes on (logged once)"
         // Until a frame decodes, hold the notice: a file that never decodes gets one error instead.
         if decodedAny { log.notice(line) } else { heldNotices.append(line) }
+    }
+
+    /// Counts the frame buffers the codec's pool made; a new one after the first pass is logged
+    /// (`-v`) with what held frames then.
+    private func notePoolBuffer(_ frame: UnsafeMutablePointer<AVFrame>) {
+        guard let data = frame.pointee.buf.0?.pointee.data else { return }
+        guard poolBuffers.insert(UInt(bitPattern: data)).inserted, stamper.pass > 0 else { return }
+        log.debug("libavcodec's frame pool: \(poolBuffers.count) buffers (one more in pass \(stamper.pass); "
+            + "\(channel.queuedFrameCount) frames queued)")
     }
 
     private func frameDecoded() {

@@ -149,6 +149,8 @@ final class FrameChannel: @unchecked Sendable {
 
     /// Bytes of decoded frames queued (either thread).
     var queuedFrameBytes: Int { lock.withLock { queuedBytes } }
+    /// Frames queued (either thread).
+    var queuedFrameCount: Int { lock.withLock { queue.count } }
 
     // MARK: Giving the loop cache up (memory pressure)
 
