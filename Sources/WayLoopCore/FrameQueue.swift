@@ -61,7 +61,16 @@ public enum QueueBudget {
     /// Bytes of decoded frames queued ahead of the screen per clip.
     public static let defaultBytes = 48 << 20
 
-    public static func admits(count: Int, capacity: Int, queuedBytes: Int, adding bytes: Int, budget: Int = defaultBytes) -> Bool {
+    /// `held`: frames the screen side has taken and not given back. The one on screen is free;
+    /// any more (the next frame, taken while the old one is compared and given back; late
+    /// frames, taken before they are recycled) take a place in the queue. So the frames out of
+    /// the decoder are never more than the queue's capacity and the one on screen, however the
+    /// two threads interleave: libavcodec's buffer pool, which keeps every buffer it ever made,
+    /// reaches its size in the first second instead of whenever a preempted main thread first
+    /// lets the decoder get one frame further ahead.
+    public static func admits(count: Int, held: Int = 0, capacity: Int, queuedBytes: Int, adding bytes: Int,
+                              budget: Int = defaultBytes) -> Bool {
+        let count = count + max(0, held - 1)
         if count >= capacity { return false }
         if count < 2 { return true }
         return queuedBytes + bytes <= budget

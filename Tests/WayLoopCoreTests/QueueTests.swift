@@ -53,4 +53,20 @@ final class QueueBudgetTests: XCTestCase {
             XCTAssertEqual(QueueBudget.admits(count: c.count, capacity: 8, queuedBytes: c.queued, adding: c.adding), c.want, c.note)
         }
     }
+
+    func testFramesHeldBeyondTheScreenTakeAPlace() {
+        let hd = 3 << 20
+        let cases: [(count: Int, held: Int, want: Bool, note: String)] = [
+            (7, 0, true, "nothing on screen yet"),
+            (7, 1, true, "the frame on screen is free"),
+            (7, 2, false, "the next one taken while the old one is given back: the decoder waits"),
+            (6, 2, true, "then there is room"),
+            (5, 4, false, "late frames not yet recycled count too"),
+            (4, 4, true, ""),
+            (0, 3, true, "two held beyond the screen: the bytes still fit"),
+        ]
+        for c in cases {
+            XCTAssertEqual(QueueBudget.admits(count: c.count, held: c.held, capacity: 8, queuedBytes: c.count * hd, adding: hd), c.want, c.note)
+        }
+    }
 }

@@ -193,7 +193,7 @@ final class Clip {
         serial = FrameSerials.next()
         if let old = current {
             damage.record(serial: serial, previous: previous, mask: changed(old.payload.frame, next.payload.frame))
-            channel.recycle(old.payload)
+            channel.release(old.payload)
         } else {
             damage.record(serial: serial, previous: previous, mask: nil)
         }
@@ -249,7 +249,7 @@ final class Clip {
         channel.requestStop()
         thread?.join()
         thread = nil
-        if let c = current { channel.recycle(c.payload) }
+        if let c = current { channel.release(c.payload) }
         current = nil
         damage.reset()
     }

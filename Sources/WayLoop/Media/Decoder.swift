@@ -44,6 +44,8 @@ final class Decoder {
     /// The frame buffers libavcodec's pool has handed out since the codec was opened (their
     /// data pointers): the pool keeps every buffer it made, so a new one is memory for good.
     private var poolBuffers = Set<UInt>()
+    private let openedAt = Sys.now()
+    private static let poolBuffersTracked = 64
 
     init(path: String, channel: FrameChannel, log: Logger) {
         self.path = path
@@ -370,10 +372,18 @@ final class Decoder {
 
     /// Counts the frame buffers the codec's pool made; a new one after the first pass is logged
     /// (`-v`) with what held frames then.
+    /// A decoder whose frames are not pooled (rawvideo's point into each packet) would make this
+    /// log every frame: past `poolBuffersTracked` it stops.
     private func notePoolBuffer(_ frame: UnsafeMutablePointer<AVFrame>) {
-        guard let data = frame.pointee.buf.0?.pointee.data else { return }
-        guard poolBuffers.insert(UInt(bitPattern: data)).inserted, stamper.pass > 0 else { return }
-        log.debug("libavcodec's frame pool: \(poolBuffers.count) buffers (one more in pass \(stamper.pass); "
+        guard poolBuffers.count <= Self.poolBuffersTracked, let data = frame.pointee.buf.0?.pointee.data else { return }
+        guard poolBuffers.insert(UInt(bitPattern: data)).inserted else { return }
+        if poolBuffers.count > Self.poolBuffersTracked {
+            log.debug("more than \(Self.poolBuffersTracked) frame buffers (the loop cache holds them, or this decoder does not pool its frames): no longer counted")
+            return
+        }
+        guard stamper.pass > 0 else { return }
+        let at = Double((Sys.now() - openedAt) / 100_000_000) / 10
+        log.debug("libavcodec's frame pool: \(poolBuffers.count) buffers (one more in pass \(stamper.pass), \(at) s after open; "
             + "\(channel.queuedFrameCount) frames queued)")
     }
 

@@ -44,6 +44,9 @@ final class FrameChannel: @unchecked Sendable {
     private var queue: BoundedQueue<StampedFrame<FrameHandle>>
     /// Bytes held by the queued frames (QueueBudget bounds them).
     private var queuedBytes = 0
+    /// Frames the main thread has taken and not given back (`release`): QueueBudget counts all
+    /// but the one on screen against the queue.
+    private var held = 0
     private var pool: [UnsafeMutablePointer<AVFrame>] = []
     private var _status: DecoderStatus = .opening
     private var stopRequested = false
@@ -230,7 +233,7 @@ final class FrameChannel: @unchecked Sendable {
     func push(_ frame: StampedFrame<FrameHandle>) -> Bool {
         let wasEmpty: Bool? = lock.withLock {
             let bytes = Int(avx_frame_bytes(frame.payload.frame))
-            while !QueueBudget.admits(count: queue.count, capacity: queue.capacity, queuedBytes: queuedBytes, adding: bytes)
+            while !QueueBudget.admits(count: queue.count, held: held, capacity: queue.capacity, queuedBytes: queuedBytes, adding: bytes)
                     && !stopRequested { lock.wait() }
             if stopRequested { return nil }
             let empty = queue.isEmpty
@@ -290,14 +293,25 @@ final class FrameChannel: @unchecked Sendable {
             lock.broadcast()
             return popCounted()
         }
-        for f in late { recycle(f) }
+        for f in late { release(f) }
         return (shown, late.count)
     }
 
-    /// Pops the head and takes its bytes off the count; inside the lock.
+    /// Gives back a frame `takeNext` or `takeDue` returned (recycled; its place in the queue is free).
+    func release(_ handle: FrameHandle) {
+        recycle(handle)
+        lock.withLock {
+            held = max(0, held - 1)
+            lock.broadcast()
+        }
+    }
+
+    /// Pops the head for the main thread (held until `release`) and takes its bytes off the
+    /// count; inside the lock.
     private func popCounted() -> StampedFrame<FrameHandle>? {
         guard let f = queue.pop() else { return nil }
         queuedBytes = max(0, queuedBytes - Int(avx_frame_bytes(f.payload.frame)))
+        held += 1
         return f
     }
 }
