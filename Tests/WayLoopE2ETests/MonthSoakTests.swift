@@ -13,7 +13,8 @@
 // $WAYLOOP_SOAK_SECONDS sets the length (default 300, as CI runs it; 3600 by hand);
 // $WAYLOOP_SOAK_OUT names a JSON file for the samples. Each sample also keeps the CPU pressure of
 // the 2 s before it (/proc/pressure/cpu), how long wayloop's threads waited for a CPU and how
-// many cores the machine kept busy: a drop under another tenant's load is told from WayLoop's own.
+// many cores the machine kept busy, and how late a 2 ms sleep woke: a drop under another tenant's
+// load is told from WayLoop's own.
 import Foundation
 import XCTest
 
@@ -46,6 +47,30 @@ final class MonthSoakTests: XCTestCase {
         var pressureMs: Int
         var waitMs: Int
         var busyCores: Double
+        /// The longest a 2 ms sleep of the test's probe thread overslept in those 2 s. In a
+        /// virtual machine a vCPU the host gives to another tenant shows no pressure inside: a
+        /// late wake-up with no pressure is that.
+        var oversleptMs: Int
+    }
+
+    /// A thread that sleeps 2 ms at a time and keeps the longest oversleep since it was last read.
+    final class WakeProbe: @unchecked Sendable {
+        private let lock = NSLock()
+        private var longest: Int64 = 0
+        private var stopped = false
+        init() {
+            Thread.detachNewThread { [self] in
+                while !lock.withLock({ stopped }) {
+                    let t0 = Proc.monotonicNanos()
+                    usleep(2000)
+                    let late = Proc.monotonicNanos() - t0 - 2_000_000
+                    lock.withLock { longest = max(longest, late) }
+                }
+            }
+        }
+        /// ms, and starts again.
+        func take() -> Int { lock.withLock { defer { longest = 0 }; return Int(longest / 1_000_000) } }
+        func stop() { lock.withLock { stopped = true } }
     }
 
     /// One window of steady samples: its median private and anonymous RSS and its fewest fds.
@@ -103,6 +128,9 @@ final class MonthSoakTests: XCTestCase {
 
         var samples: [Sample] = []
         var lastPressure = Proc.cpuPressureMicros(), lastWait = Proc.runQueueWaitNanos(w.pid), lastTicks = Proc.machineTicks()
+        let probe = WakeProbe()
+        defer { probe.stop() }
+        _ = probe.take()
         var events: [(t: Double, what: String)] = []
         let start = Date()
         func now() -> Double { Date().timeIntervalSince(start) }
@@ -144,7 +172,8 @@ final class MonthSoakTests: XCTestCase {
             samples.append(Sample(t: now(), privateKB: Proc.privateKB(w.pid), anonKB: Proc.anonKB(w.pid), fds: HotplugSoakTests.fds(w.pid),
                                   outputs: status.count, dropped: dropped, video: (video as NSString).lastPathComponent,
                                   pressureMs: pressure >= 0 && lastPressure >= 0 ? (pressure - lastPressure) / 1000 : -1,
-                                  waitMs: wait.isEmpty ? -1 : waitNs / 1_000_000, busyCores: (busy * 100).rounded() / 100))
+                                  waitMs: wait.isEmpty ? -1 : waitNs / 1_000_000, busyCores: (busy * 100).rounded() / 100,
+                                  oversleptMs: probe.take()))
             (lastPressure, lastWait, lastTicks) = (pressure, wait, ticks)
             usleep(2_000_000)
         }
@@ -172,14 +201,14 @@ final class MonthSoakTests: XCTestCase {
         }
         // Drops, and whether each fell near a switch, a set or a hotplug (3 s before to 1 s after
         // the sample that saw it: a sample every 2 s).
-        var drops: [(t: Double, output: String, n: Int, near: Bool, pressureMs: Int, waitMs: Int, busyCores: Double)] = []
+        var drops: [(t: Double, output: String, n: Int, near: Bool, pressureMs: Int, waitMs: Int, busyCores: Double, oversleptMs: Int)] = []
         for i in 1..<max(1, samples.count) {
             for (o, n) in samples[i].dropped {
                 let d = n - (samples[i - 1].dropped[o] ?? n)
                 guard d > 0 else { continue }
                 let t = samples[i].t
                 let near = (switches + events.map(\.t)).contains { $0 >= samples[i - 1].t - 3 && $0 <= t + 1 }
-                drops.append((t, o, d, near, samples[i].pressureMs, samples[i].waitMs, samples[i].busyCores))
+                drops.append((t, o, d, near, samples[i].pressureMs, samples[i].waitMs, samples[i].busyCores, samples[i].oversleptMs))
             }
         }
         let outside = drops.filter { !$0.near }
@@ -193,11 +222,15 @@ final class MonthSoakTests: XCTestCase {
             "median_wayloop_wait_ms_per_sample": median(measured.map(\.waitMs)),
             "median_wayloop_wait_ms_at_drops_away": median(outside.map(\.waitMs)),
             "samples_over_200ms_pressure": measured.filter { $0.pressureMs > 200 }.count,
+            "median_overslept_ms_per_sample": median(measured.map(\.oversleptMs)),
+            "median_overslept_ms_at_drops_away": median(outside.map(\.oversleptMs)),
+            "samples_overslept_over_50ms": measured.filter { $0.oversleptMs > 50 }.count,
             "drops_away_over_200ms_pressure": outside.filter { $0.pressureMs > 200 }.map(\.n).reduce(0, +),
         ]
         let rssAll = steady.map(\.privateKB)
         let awayText = outside.isEmpty ? "" : "; at the drops away: " + outside.map { d -> String in
-            "\(Int(d.t)) s \(d.n) frames, pressure \(d.pressureMs) ms, wayloop waited \(d.waitMs) ms, \(d.busyCores) cores busy"
+            "\(Int(d.t)) s \(d.n) frames, pressure \(d.pressureMs) ms, wayloop waited \(d.waitMs) ms, \(d.busyCores) cores busy, "
+                + "a 2 ms sleep overslept \(d.oversleptMs) ms"
         }.joined(separator: "; ")
         print("MonthSoakTests: \(total) s, \(samples.count) samples, \(switches.count) switches, \(events.filter { $0.what == "set" }.count) sets, "
             + "\(plugs.count / 2) hotplugs; steady private RSS \((rssAll.min() ?? 0) / 1024)-\((rssAll.max() ?? 0) / 1024) MB; "
@@ -206,7 +239,8 @@ final class MonthSoakTests: XCTestCase {
             + (extraFds.isEmpty ? "" : " (the extra ones: \(extraFds.joined(separator: "; ")))")
             + "; dropped \(drops.map(\.n).reduce(0, +)) (outside a switch: \(outside.map(\.n).reduce(0, +)))"
             + "; CPU pressure per 2 s sample: median \(median(measured.map(\.pressureMs))) ms, "
-            + "\(measured.filter { $0.pressureMs > 200 }.count) samples over 200 ms" + awayText)
+            + "\(measured.filter { $0.pressureMs > 200 }.count) samples over 200 ms; longest oversleep of a 2 ms sleep per sample: median "
+            + "\(median(measured.map(\.oversleptMs))) ms, \(measured.filter { $0.oversleptMs > 50 }.count) samples over 50 ms" + awayText)
 
         if let out = ProcessInfo.processInfo.environment["WAYLOOP_SOAK_OUT"], !out.isEmpty {
             let json: [String: Any] = [
@@ -214,14 +248,16 @@ final class MonthSoakTests: XCTestCase {
                 "command": "WAYLOOP_SOAK_SECONDS=\(total) WAYLOOP_SOAK_OUT=\(out) swift test --skip-build --filter WayLoopE2ETests.MonthSoakTests",
                 "samples": samples.map { ["t": ($0.t * 10).rounded() / 10, "private_kb": $0.privateKB, "anon_kb": $0.anonKB, "fds": $0.fds.count,
                                           "outputs": $0.outputs, "video": $0.video, "dropped": $0.dropped,
-                                          "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "busy_cores": $0.busyCores] as [String: Any] },
+                                          "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "busy_cores": $0.busyCores,
+                                          "overslept_ms": $0.oversleptMs] as [String: Any] },
                 "events": events.map { ["t": ($0.t * 10).rounded() / 10, "what": $0.what] as [String: Any] },
                 "switches": switches.sorted().map { ($0 * 10).rounded() / 10 },
                 "windows": windows.map { ["from_s": $0.from, "samples": $0.samples, "median_private_kb": $0.medianPrivateKB,
                                           "median_anon_kb": $0.medianAnonKB, "fewest_fds": $0.fewestFds, "most_fds": $0.mostFds] as [String: Any] },
                 "growth_kb_per_window": growthKB, "anon_growth_kb_per_window": anonGrowthKB, "extra_fds": extraFds,
                 "drops": drops.map { ["t": ($0.t * 10).rounded() / 10, "output": $0.output, "frames": $0.n, "near_a_switch": $0.near,
-                                      "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "busy_cores": $0.busyCores] as [String: Any] },
+                                      "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "busy_cores": $0.busyCores,
+                                      "overslept_ms": $0.oversleptMs] as [String: Any] },
                 "pressure": pressureSummary,
             ]
             let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
