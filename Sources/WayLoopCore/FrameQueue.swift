@@ -61,18 +61,21 @@ public enum QueueBudget {
     /// Bytes of decoded frames queued ahead of the screen per clip.
     public static let defaultBytes = 48 << 20
 
-    /// `held`: frames the screen side has taken and not given back. The one on screen is free;
-    /// any more (the next frame, taken while the old one is compared and given back; late
-    /// frames, taken before they are recycled) take a place in the queue. So the frames out of
-    /// the decoder are never more than the queue's capacity and the one on screen, however the
-    /// two threads interleave: libavcodec's buffer pool, which keeps every buffer it ever made,
-    /// reaches its size in the first second instead of whenever a preempted main thread first
-    /// lets the decoder get one frame further ahead.
-    public static func admits(count: Int, held: Int = 0, capacity: Int, queuedBytes: Int, adding bytes: Int,
+    /// `held`: frames the screen side has taken and not given back, `heldBytes` their bytes.
+    /// The one on screen is free; any more (the next frame, taken while the old one is compared
+    /// and given back; late frames, taken before they are released) take a place in the queue,
+    /// in frames and in bytes (a clip's frames are one size: the extra ones are taken as
+    /// `held - 1` of `held` equal shares). So the frames out of the decoder never pass what the
+    /// queue admits plus the one on screen, however the two threads interleave: libavcodec's
+    /// buffer pool, which keeps every buffer it ever made, reaches its size in the first second
+    /// instead of whenever a preempted main thread first lets the decoder one frame further ahead.
+    public static func admits(count: Int, held: Int = 0, heldBytes: Int = 0, capacity: Int, queuedBytes: Int, adding bytes: Int,
                               budget: Int = defaultBytes) -> Bool {
-        let count = count + max(0, held - 1)
+        let beyond = max(0, held - 1)
+        let count = count + beyond
         if count >= capacity { return false }
         if count < 2 { return true }
-        return queuedBytes + bytes <= budget
+        let extraBytes = beyond > 0 ? heldBytes - heldBytes / held : 0
+        return queuedBytes + extraBytes + bytes <= budget
     }
 }

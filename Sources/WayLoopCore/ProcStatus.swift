@@ -48,12 +48,14 @@ public enum ProcCPU {
     }
 
     /// The "cpu" line of /proc/stat: clock ticks busy (user, nice, system, irq, softirq, steal)
-    /// and in all, summed over the CPUs.
-    public static func ticks(_ stat: String) -> (busy: Int, all: Int)? {
-        guard let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+    /// and in all, summed over the CPUs, and how many CPUs ("cpuN" lines) it sums.
+    public static func ticks(_ stat: String) -> (busy: Int, all: Int, cpus: Int)? {
+        let lines = stat.split(separator: "\n")
+        guard let line = lines.first(where: { $0.hasPrefix("cpu ") }) else { return nil }
         let v = line.split(separator: " ").dropFirst().prefix(8).compactMap { Int($0) }
         guard v.count == 8 else { return nil }
+        let cpus = lines.filter { $0.hasPrefix("cpu") && $0.dropFirst(3).first?.isNumber == true }.count
         // user nice system idle iowait irq softirq steal
-        return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7], v.reduce(0, +))
+        return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7], v.reduce(0, +), max(1, cpus))
     }
 }

@@ -130,6 +130,8 @@ final class ProcCPUTests: XCTestCase {
         let t = ProcCPU.ticks(stat)
         XCTAssertEqual(t?.busy, 273 + 1 + 186 + 2 + 10 + 5, "user, nice, system, irq, softirq, steal: not idle or iowait")
         XCTAssertEqual(t?.all, 273 + 1 + 186 + 173062 + 29 + 2 + 10 + 5)
+        XCTAssertEqual(t?.cpus, 1, "the cpuN lines, not the sum")
+        XCTAssertEqual(ProcCPU.ticks("cpu  1 2 3 4 5 6 7 8\ncpu0 1 1 1 1 1 1 1 1\ncpu1 0 1 2 0 0 0 0 0\nintr 5\n")?.cpus, 2)
         XCTAssertNil(ProcCPU.ticks("cpu0 1 2 3 4 5 6 7 8\n"), "only the summed line")
         XCTAssertNil(ProcCPU.ticks("cpu  1 2 3\n"))
     }

@@ -66,7 +66,22 @@ final class QueueBudgetTests: XCTestCase {
             (0, 3, true, "two held beyond the screen: the bytes still fit"),
         ]
         for c in cases {
-            XCTAssertEqual(QueueBudget.admits(count: c.count, held: c.held, capacity: 8, queuedBytes: c.count * hd, adding: hd), c.want, c.note)
+            XCTAssertEqual(QueueBudget.admits(count: c.count, held: c.held, heldBytes: c.held * hd, capacity: 8,
+                                              queuedBytes: c.count * hd, adding: hd), c.want, c.note)
+        }
+        // Where bytes bound the queue (4K frames, ~12.4 MB: four queued fill 48 MiB), a frame
+        // held beside the one on screen takes its bytes' place.
+        let uhd = 12_441_600
+        let byBytes: [(count: Int, held: Int, want: Bool, note: String)] = [
+            (3, 1, true, "a fourth 4K frame fits"),
+            (4, 1, false, "a fifth does not"),
+            (3, 2, false, "two held: the one beyond the screen counts in bytes too"),
+            (2, 2, true, "room again once one more is out"),
+            (2, 3, false, "three held: two beyond the screen"),
+        ]
+        for c in byBytes {
+            XCTAssertEqual(QueueBudget.admits(count: c.count, held: c.held, heldBytes: c.held * uhd, capacity: 8,
+                                              queuedBytes: c.count * uhd, adding: uhd), c.want, c.note)
         }
     }
 }

@@ -512,8 +512,9 @@ extension Proc {
         return out
     }
 
-    /// Clock ticks the machine's CPUs were busy and in all since boot (/proc/stat), or nil.
-    static func machineTicks() -> (busy: Int, all: Int)? {
+    /// Clock ticks the machine's CPUs were busy and in all since boot, and how many CPUs
+    /// (/proc/stat), or nil.
+    static func machineTicks() -> (busy: Int, all: Int, cpus: Int)? {
         (try? String(contentsOfFile: "/proc/stat", encoding: .utf8)).flatMap(ProcCPU.ticks)
     }
 }

@@ -42,7 +42,8 @@ final class MonthSoakTests: XCTestCase {
         var dropped: [String: Int]
         var video: String
         /// Over the 2 s before this sample: ms in which some task on the machine waited for a
-        /// CPU (/proc/pressure/cpu), ms wayloop's threads waited for one, and the cores the
+        /// CPU (/proc/pressure/cpu), ms wayloop's threads waited for one (those still alive at the
+        /// sample: a decoder that ended at a switch takes its count with it), and the cores the
         /// machine kept busy (all its processes, ours included); -1 where /proc does not say.
         var pressureMs: Int
         var waitMs: Int
@@ -51,6 +52,9 @@ final class MonthSoakTests: XCTestCase {
         /// virtual machine a vCPU the host gives to another tenant shows no pressure inside: a
         /// late wake-up with no pressure is that.
         var oversleptMs: Int
+        /// Cores wayloop and this test process (its sampling, the subscription) used in those 2 s.
+        var wayloopCores: Double
+        var testCores: Double
     }
 
     /// A thread that sleeps 2 ms at a time and keeps the longest oversleep since it was last read.
@@ -128,6 +132,14 @@ final class MonthSoakTests: XCTestCase {
 
         var samples: [Sample] = []
         var lastPressure = Proc.cpuPressureMicros(), lastWait = Proc.runQueueWaitNanos(w.pid), lastTicks = Proc.machineTicks()
+        /// Cores `pid` used since `ticks` at `lastOwn.at`, two decimals.
+        func cores(_ pid: pid_t, _ ticks: Int) -> Double {
+            let dt = Double(Proc.monotonicNanos() - lastOwn.at) / 1e9
+            let now = Proc.cpuTicks(pid)
+            guard ticks >= 0, now >= ticks, dt > 0 else { return -1 }
+            return (Double(now - ticks) / Double(Proc.ticksPerSecond) / dt * 100).rounded() / 100
+        }
+        var lastOwn = (w: Proc.cpuTicks(w.pid), me: Proc.cpuTicks(getpid()), at: Proc.monotonicNanos())
         let probe = WakeProbe()
         defer { probe.stop() }
         _ = probe.take()
@@ -167,13 +179,14 @@ final class MonthSoakTests: XCTestCase {
             let waitNs = wait.reduce(0) { $0 + max(0, $1.value - (lastWait[$1.key] ?? 0)) }
             var busy = -1.0
             if let a = lastTicks, let b = ticks, b.all > a.all {
-                busy = Double(b.busy - a.busy) / Double(b.all - a.all) * Double(ProcessInfo.processInfo.activeProcessorCount)
+                busy = Double(b.busy - a.busy) / Double(b.all - a.all) * Double(b.cpus)
             }
             samples.append(Sample(t: now(), privateKB: Proc.privateKB(w.pid), anonKB: Proc.anonKB(w.pid), fds: HotplugSoakTests.fds(w.pid),
                                   outputs: status.count, dropped: dropped, video: (video as NSString).lastPathComponent,
                                   pressureMs: pressure >= 0 && lastPressure >= 0 ? (pressure - lastPressure) / 1000 : -1,
                                   waitMs: wait.isEmpty ? -1 : waitNs / 1_000_000, busyCores: (busy * 100).rounded() / 100,
-                                  oversleptMs: probe.take()))
+                                  oversleptMs: probe.take(), wayloopCores: cores(w.pid, lastOwn.w), testCores: cores(getpid(), lastOwn.me)))
+            lastOwn = (Proc.cpuTicks(w.pid), Proc.cpuTicks(getpid()), Proc.monotonicNanos())
             (lastPressure, lastWait, lastTicks) = (pressure, wait, ticks)
             usleep(2_000_000)
         }
@@ -219,8 +232,8 @@ final class MonthSoakTests: XCTestCase {
         let pressureSummary: [String: Any] = [
             "median_pressure_ms_per_sample": median(measured.map(\.pressureMs)),
             "median_pressure_ms_at_drops_away": median(outside.map(\.pressureMs)),
-            "median_wayloop_wait_ms_per_sample": median(measured.map(\.waitMs)),
-            "median_wayloop_wait_ms_at_drops_away": median(outside.map(\.waitMs)),
+            "median_wayloop_wait_ms_per_sample": median(measured.map(\.waitMs).filter { $0 >= 0 }),
+            "median_wayloop_wait_ms_at_drops_away": median(outside.map(\.waitMs).filter { $0 >= 0 }),
             "samples_over_200ms_pressure": measured.filter { $0.pressureMs > 200 }.count,
             "median_overslept_ms_per_sample": median(measured.map(\.oversleptMs)),
             "median_overslept_ms_at_drops_away": median(outside.map(\.oversleptMs)),
@@ -249,7 +262,8 @@ final class MonthSoakTests: XCTestCase {
                 "samples": samples.map { ["t": ($0.t * 10).rounded() / 10, "private_kb": $0.privateKB, "anon_kb": $0.anonKB, "fds": $0.fds.count,
                                           "outputs": $0.outputs, "video": $0.video, "dropped": $0.dropped,
                                           "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "busy_cores": $0.busyCores,
-                                          "overslept_ms": $0.oversleptMs] as [String: Any] },
+                                          "overslept_ms": $0.oversleptMs, "wayloop_cores": $0.wayloopCores,
+                                          "test_cores": $0.testCores] as [String: Any] },
                 "events": events.map { ["t": ($0.t * 10).rounded() / 10, "what": $0.what] as [String: Any] },
                 "switches": switches.sorted().map { ($0 * 10).rounded() / 10 },
                 "windows": windows.map { ["from_s": $0.from, "samples": $0.samples, "median_private_kb": $0.medianPrivateKB,

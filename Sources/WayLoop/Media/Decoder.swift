@@ -44,7 +44,9 @@ final class Decoder {
     /// The frame buffers libavcodec's pool has handed out since the codec was opened (their
     /// data pointers): the pool keeps every buffer it made, so a new one is memory for good.
     private var poolBuffers = Set<UInt>()
-    private let openedAt = Sys.now()
+    /// When and in which pass the codec was (re)opened: its pool starts empty then.
+    private var codecOpenedAt = Sys.now()
+    private var codecOpenedInPass = 0
     private static let poolBuffersTracked = 64
 
     init(path: String, channel: FrameChannel, log: Logger) {
@@ -137,6 +139,8 @@ final class Decoder {
         if n != lowres || n > 0 { log.debug("decoding at lowres \(n) (1/\(1 << n) of the coded size)") }
         lowres = n
         poolBuffers.removeAll()
+        codecOpenedAt = Sys.now()
+        codecOpenedInPass = stamper.pass
     }
 
     /// The scale the outputs need (of the coded size): the main thread's once it has said,
@@ -249,6 +253,7 @@ final class Decoder {
                         caching = false
                         try reopenToDecode()
                         stamper.skip(toPass: resume)
+                        codecOpenedInPass = resume
                         channel.replayScale = nil
                         framesThisPass = 0
                         continue
@@ -370,8 +375,8 @@ final class Decoder {
         if decodedAny { log.notice(line) } else { heldNotices.append(line) }
     }
 
-    /// Counts the frame buffers the codec's pool made; a new one after the first pass is logged
-    /// (`-v`) with what held frames then.
+    /// Counts the frame buffers the codec's pool made; a new one after the codec's first pass is
+    /// logged (`-v`) with the frames queued and on the screen side then.
     /// A decoder whose frames are not pooled (rawvideo's point into each packet) would make this
     /// log every frame: past `poolBuffersTracked` it stops.
     private func notePoolBuffer(_ frame: UnsafeMutablePointer<AVFrame>) {
@@ -381,10 +386,11 @@ final class Decoder {
             log.debug("more than \(Self.poolBuffersTracked) frame buffers (the loop cache holds them, or this decoder does not pool its frames): no longer counted")
             return
         }
-        guard stamper.pass > 0 else { return }
-        let at = Double((Sys.now() - openedAt) / 100_000_000) / 10
-        log.debug("libavcodec's frame pool: \(poolBuffers.count) buffers (one more in pass \(stamper.pass), \(at) s after open; "
-            + "\(channel.queuedFrameCount) frames queued)")
+        guard stamper.pass > codecOpenedInPass else { return }
+        let at = Double((Sys.now() - codecOpenedAt) / 100_000_000) / 10
+        log.debug("'\(path.split(separator: "/").last ?? "")': libavcodec's frame pool: \(poolBuffers.count) buffers "
+            + "(one more in pass \(stamper.pass), \(at) s after the codec opened; \(channel.queuedFrameCount) frames queued, "
+            + "\(channel.heldFrameCount) on the screen side)")
     }
 
     private func frameDecoded() {

@@ -6,7 +6,8 @@ import CFFmpeg
 import WayLoopCore
 
 /// A decoded picture (an owned, ref-counted AVFrame). Moves between threads only through a
-/// FrameChannel; whoever holds it either hands it on or recycles it.
+/// FrameChannel; whoever holds it either hands it on or gives it back (the decoder `recycle`s,
+/// the main thread `release`s what it took).
 struct FrameHandle: @unchecked Sendable {
     let frame: UnsafeMutablePointer<AVFrame>
     /// Owned by the loop cache: replayed pass after pass, never recycled.
@@ -44,9 +45,10 @@ final class FrameChannel: @unchecked Sendable {
     private var queue: BoundedQueue<StampedFrame<FrameHandle>>
     /// Bytes held by the queued frames (QueueBudget bounds them).
     private var queuedBytes = 0
-    /// Frames the main thread has taken and not given back (`release`): QueueBudget counts all
-    /// but the one on screen against the queue.
+    /// Frames the main thread has taken and not given back (`release`), and their bytes:
+    /// QueueBudget counts all but the one on screen against the queue.
     private var held = 0
+    private var heldBytes = 0
     private var pool: [UnsafeMutablePointer<AVFrame>] = []
     private var _status: DecoderStatus = .opening
     private var stopRequested = false
@@ -152,8 +154,9 @@ final class FrameChannel: @unchecked Sendable {
 
     /// Bytes of decoded frames queued (either thread).
     var queuedFrameBytes: Int { lock.withLock { queuedBytes } }
-    /// Frames queued (either thread).
+    /// Frames queued, and frames the main thread holds (either thread).
     var queuedFrameCount: Int { lock.withLock { queue.count } }
+    var heldFrameCount: Int { lock.withLock { held } }
 
     // MARK: Giving the loop cache up (memory pressure)
 
@@ -233,7 +236,8 @@ final class FrameChannel: @unchecked Sendable {
     func push(_ frame: StampedFrame<FrameHandle>) -> Bool {
         let wasEmpty: Bool? = lock.withLock {
             let bytes = Int(avx_frame_bytes(frame.payload.frame))
-            while !QueueBudget.admits(count: queue.count, held: held, capacity: queue.capacity, queuedBytes: queuedBytes, adding: bytes)
+            while !QueueBudget.admits(count: queue.count, held: held, heldBytes: heldBytes, capacity: queue.capacity,
+                                      queuedBytes: queuedBytes, adding: bytes)
                     && !stopRequested { lock.wait() }
             if stopRequested { return nil }
             let empty = queue.isEmpty
@@ -282,7 +286,7 @@ final class FrameChannel: @unchecked Sendable {
         }
     }
 
-    /// Takes every frame due at `mediaTime`: returns the last one (to show) and recycles the
+    /// Takes every frame due at `mediaTime`: returns the last one (to show) and releases the
     /// ones before it (late: dropped), counting them.
     func takeDue(at mediaTime: Nanos) -> (frame: StampedFrame<FrameHandle>?, dropped: Int) {
         var late: [FrameHandle] = []
@@ -297,11 +301,15 @@ final class FrameChannel: @unchecked Sendable {
         return (shown, late.count)
     }
 
-    /// Gives back a frame `takeNext` or `takeDue` returned (recycled; its place in the queue is free).
+    /// Gives back a frame `takeNext` or `takeDue` returned (recycled; its place in the queue is
+    /// free). Main thread only: the decoder `recycle`s its own.
     func release(_ handle: FrameHandle) {
+        let bytes = Int(avx_frame_bytes(handle.frame))
         recycle(handle)
         lock.withLock {
+            assert(held > 0, "a frame released twice, or one the main thread never took")
             held = max(0, held - 1)
+            heldBytes = held == 0 ? 0 : max(0, heldBytes - bytes)
             lock.broadcast()
         }
     }
@@ -310,8 +318,10 @@ final class FrameChannel: @unchecked Sendable {
     /// count; inside the lock.
     private func popCounted() -> StampedFrame<FrameHandle>? {
         guard let f = queue.pop() else { return nil }
-        queuedBytes = max(0, queuedBytes - Int(avx_frame_bytes(f.payload.frame)))
+        let bytes = Int(avx_frame_bytes(f.payload.frame))
+        queuedBytes = max(0, queuedBytes - bytes)
         held += 1
+        heldBytes += bytes
         return f
     }
 }
