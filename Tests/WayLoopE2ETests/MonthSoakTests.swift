@@ -52,9 +52,12 @@ final class MonthSoakTests: XCTestCase {
         /// virtual machine a vCPU the host gives to another tenant shows no pressure inside: a
         /// late wake-up with no pressure is that.
         var oversleptMs: Int
-        /// Cores wayloop and this test process (its sampling, the subscription) used in those 2 s.
+        /// Cores wayloop, this test process (its sampling, the subscription) and the inner and
+        /// outer sway used in those 2 s: whose cost grows over the hour, if any does.
         var wayloopCores: Double
         var testCores: Double
+        var innerSwayCores: Double
+        var outerSwayCores: Double
     }
 
     /// A thread that sleeps 2 ms at a time and keeps the longest oversleep since it was last read.
@@ -139,7 +142,13 @@ final class MonthSoakTests: XCTestCase {
             guard ticks >= 0, now >= ticks, dt > 0 else { return -1 }
             return (Double(now - ticks) / Double(Proc.ticksPerSecond) / dt * 100).rounded() / 100
         }
-        var lastOwn = (w: Proc.cpuTicks(w.pid), me: Proc.cpuTicks(getpid()), at: Proc.monotonicNanos())
+        func pidFile(_ name: String) -> pid_t {
+            (try? String(contentsOfFile: sway.dir + "/" + name, encoding: .utf8))
+                .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? -1
+        }
+        let innerPid = pidFile("inner.pid"), outerPid = pidFile("compositor.pid")
+        var lastOwn = (w: Proc.cpuTicks(w.pid), me: Proc.cpuTicks(getpid()), inner: Proc.cpuTicks(innerPid),
+                       outer: Proc.cpuTicks(outerPid), at: Proc.monotonicNanos())
         let probe = WakeProbe()
         defer { probe.stop() }
         _ = probe.take()
@@ -185,8 +194,9 @@ final class MonthSoakTests: XCTestCase {
                                   outputs: status.count, dropped: dropped, video: (video as NSString).lastPathComponent,
                                   pressureMs: pressure >= 0 && lastPressure >= 0 ? (pressure - lastPressure) / 1000 : -1,
                                   waitMs: wait.isEmpty ? -1 : waitNs / 1_000_000, busyCores: (busy * 100).rounded() / 100,
-                                  oversleptMs: probe.take(), wayloopCores: cores(w.pid, lastOwn.w), testCores: cores(getpid(), lastOwn.me)))
-            lastOwn = (Proc.cpuTicks(w.pid), Proc.cpuTicks(getpid()), Proc.monotonicNanos())
+                                  oversleptMs: probe.take(), wayloopCores: cores(w.pid, lastOwn.w), testCores: cores(getpid(), lastOwn.me),
+                                  innerSwayCores: cores(innerPid, lastOwn.inner), outerSwayCores: cores(outerPid, lastOwn.outer)))
+            lastOwn = (Proc.cpuTicks(w.pid), Proc.cpuTicks(getpid()), Proc.cpuTicks(innerPid), Proc.cpuTicks(outerPid), Proc.monotonicNanos())
             (lastPressure, lastWait, lastTicks) = (pressure, wait, ticks)
             usleep(2_000_000)
         }
@@ -263,7 +273,8 @@ final class MonthSoakTests: XCTestCase {
                                           "outputs": $0.outputs, "video": $0.video, "dropped": $0.dropped,
                                           "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "busy_cores": $0.busyCores,
                                           "overslept_ms": $0.oversleptMs, "wayloop_cores": $0.wayloopCores,
-                                          "test_cores": $0.testCores] as [String: Any] },
+                                          "test_cores": $0.testCores, "inner_sway_cores": $0.innerSwayCores,
+                                          "outer_sway_cores": $0.outerSwayCores] as [String: Any] },
                 "events": events.map { ["t": ($0.t * 10).rounded() / 10, "what": $0.what] as [String: Any] },
                 "switches": switches.sorted().map { ($0 * 10).rounded() / 10 },
                 "windows": windows.map { ["from_s": $0.from, "samples": $0.samples, "median_private_kb": $0.medianPrivateKB,
