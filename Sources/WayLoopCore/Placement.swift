@@ -149,3 +149,43 @@ public struct SurfaceGeometry: Equatable, Sendable {
     /// A wp_viewport destination (the logical size) is needed.
     public var usesViewport: Bool { (scale120 ?? 0) > 0 }
 }
+
+/// Which fractional scale a surface draws at (wp_fractional_scale_v1), in 120ths. A compositor
+/// may send a preferred scale before the surface is on its output: KWin 5.27 sends 120 before
+/// the first configure and the output's 180 only once a buffer is shown, so the first frame
+/// would be drawn at scale 1 and then again at 1.5. A layer surface lives on one output, whose
+/// own scale (its mode over its xdg-output logical size) is the scale it will prefer: that is
+/// drawn at until a preferred scale comes after a buffer was shown, and that one decides.
+public struct FractionalScaleChoice: Equatable, Sendable {
+    /// The output's own scale, when its logical size is known.
+    public var output: Int?
+    /// The last preferred scale before the surface showed a buffer, and the last one after.
+    public var early: Int?
+    public var late: Int?
+
+    public init(output: Int? = nil, early: Int? = nil, late: Int? = nil) {
+        self.output = output
+        self.early = early
+        self.late = late
+    }
+
+    /// The scale to draw at (nil: none known, integer scaling).
+    public var scale120: Int? { late ?? output ?? early }
+
+    /// A preferred_scale event, before or after the surface showed a buffer.
+    public mutating func preferred(_ scale120: Int, shown: Bool) {
+        guard scale120 > 0 else { return }
+        if shown { late = scale120 } else { early = scale120 }
+    }
+
+    /// An output's scale in 120ths from its mode (as shown: turned a quarter, swapped) and its
+    /// logical size; nil when either is unknown or they disagree on the shape by more than a
+    /// pixel's rounding (a logical size the compositor rounded is still one scale).
+    public static func outputScale120(physical: Size, logical: Size?) -> Int? {
+        guard let logical, logical.width > 0, logical.height > 0, physical.width > 0, physical.height > 0 else { return nil }
+        let sx = (physical.width * 120 + logical.width / 2) / logical.width
+        let sy = (physical.height * 120 + logical.height / 2) / logical.height
+        guard abs(sx - sy) <= 1 else { return nil }
+        return sx
+    }
+}

@@ -127,3 +127,44 @@ final class SurfaceGeometryTests: XCTestCase {
         }
     }
 }
+
+final class FractionalScaleChoiceTests: XCTestCase {
+    func testTheOutputsOwnScaleFromItsModeAndLogicalSize() {
+        let cases: [(Size, Size?, Int?)] = [
+            (Size(width: 1920, height: 1080), Size(width: 1280, height: 720), 180),    // 1.5
+            (Size(width: 1920, height: 1080), Size(width: 1920, height: 1080), 120),   // 1
+            (Size(width: 1920, height: 1080), Size(width: 1536, height: 864), 150),    // 1.25
+            (Size(width: 2560, height: 1440), Size(width: 1707, height: 960), 180),    // 1.5, logical rounded
+            (Size(width: 1920, height: 1080), Size(width: 1097, height: 617), 210),    // 1.75, rounded
+            (Size(width: 3840, height: 2160), Size(width: 1920, height: 1080), 240),   // 2
+            (Size(width: 1080, height: 1920), Size(width: 720, height: 1280), 180),    // turned a quarter, 1.5
+            (Size(width: 1920, height: 1080), nil, nil),                              // no xdg-output
+            (Size(width: 1920, height: 1080), Size(width: 0, height: 0), nil),
+            (Size(width: 0, height: 0), Size(width: 1280, height: 720), nil),          // no mode yet
+            (Size(width: 1920, height: 1080), Size(width: 720, height: 1280), nil),    // shapes disagree
+        ]
+        for (physical, logical, want) in cases {
+            XCTAssertEqual(FractionalScaleChoice.outputScale120(physical: physical, logical: logical), want, "\(physical) over \(String(describing: logical))")
+        }
+    }
+
+    func testWhichScaleIsDrawnAt() {
+        // (output's own scale, preferred events as (scale, shown a buffer yet), scale drawn at)
+        let cases: [(Int?, [(Int, Bool)], Int?)] = [
+            (nil, [], nil),                               // nothing known: integer scaling
+            (180, [], 180),                               // the output's own before any event
+            (nil, [(150, false)], 150),                   // no logical size: the compositor's
+            (180, [(120, false)], 180),                   // KWin: 120 before the surface is on its output
+            (180, [(120, false), (180, true)], 180),      // … and 180 once shown: no second size
+            (180, [(180, false)], 180),                   // a compositor that says it at once
+            (180, [(120, false), (120, true)], 120),      // said again once shown: the compositor decides
+            (180, [(180, true), (240, true)], 240),       // the scale changed at run time
+            (120, [(0, true)], 120),                      // a zero scale is no scale
+        ]
+        for (output, events, want) in cases {
+            var c = FractionalScaleChoice(output: output)
+            for (scale, shown) in events { c.preferred(scale, shown: shown) }
+            XCTAssertEqual(c.scale120, want, "output \(String(describing: output)), events \(events)")
+        }
+    }
+}

@@ -20,10 +20,14 @@ final class KWinTests: XCTestCase {
         let w = try Wayloop(["-v", still], env: kwin.env)
         XCTAssertTrue(w.waitForState("Virtual-0", state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
         XCTAssertTrue(w.stderr.contains("layer-shell v"), w.stderr)
-        // The buffer at 1.5x the logical size, not 1x or 2x (the preferred scale may come after
-        // the first configure: the surface is resized then).
-        XCTAssertTrue(w.waitFor("Virtual-0: now 1920x1080"), w.stderr)
+        // The buffer at 1.5x the logical size from the first frame, not 1x or 2x: KWin prefers
+        // 120 before the surface is on its output and 180 only after its first buffer, so the
+        // output's own scale (mode over xdg-output logical size) is drawn at until then.
+        XCTAssertTrue(w.waitFor("Virtual-0: buffers 1920x1080 for 1280x720 logical"), w.stderr)
         XCTAssertTrue(w.waitForState("Virtual-0", state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        XCTAssertTrue(w.waitFor("preferred 1.5 from the compositor"), w.stderr)
+        let sizes = w.stderr.split(separator: "\n").filter { $0.contains("Virtual-0: buffers ") }
+        XCTAssertEqual(sizes.count, 1, "the surface was resized after its first frame: \(sizes)")
         let png = dir + "/snap.png"
         let snap = Shell.run([Repo.binary, "ctl", "snapshot", png], env: kwin.env, timeout: 30)
         XCTAssertEqual(snap.status, 0, snap.stderr)

@@ -81,6 +81,7 @@ extension App {
         if let failure = report.failure { log.error("\(h.name): \(failure)") }
         if report.hidden { apply(h, .pause(.hidden)) }
         startup?.drew(configured: report.resized ? now : nil, committed: report.committed ? Sys.now() : nil)
+        if report.resized, let s = h.surface { log.debug("\(h.name): buffers \(s.bufferSize) for \(s.logicalSize) logical") }
         if report.resized || report.fadeEnded { needsReconcile = true }
     }
 

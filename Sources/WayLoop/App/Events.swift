@@ -36,6 +36,7 @@ extension App: OutputDelegate {
         } else if changed {
             log.debug("\(h.name): now \(i.modeSize) scale \(i.scale)")
             h.surface?.setScale(i.scale)
+            h.surface?.setOutputScale120(i.scale120)
         }
         if previous != h.target && !first {
             // The name arrived late (xdg-output) or the entry now matching differs.
@@ -49,6 +50,11 @@ extension App: LayerSurfaceDelegate {
     func layerSurfaceClosed(_ surface: LayerSurface) {
         log.debug("\(outputName(surface.outputID)): layer surface closed by the compositor")
         heads[surface.outputID]?.dropSurface()
+    }
+
+    func layerSurfacePreferredScale(_ surface: LayerSurface, scale120: Int, shown: Bool) {
+        log.debug("\(outputName(surface.outputID)): preferred \(Double(scale120) / 120) from the compositor"
+            + (shown ? "" : " (before its first buffer)"))
     }
 
     func layerSurfaceFrameDone(_ surface: LayerSurface, time: UInt32) {

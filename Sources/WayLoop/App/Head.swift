@@ -56,6 +56,7 @@ final class Head: FrameTaker {
     func makeSurface(compositor: WLCompositor, layerShell: LayerShell, registry: Registry, layer: Layer, sink: Sink,
                      delegate: LayerSurfaceDelegate) -> Bool {
         guard let s = LayerSurface(outputID: id, compositor: compositor, layerShell: layerShell, output: output, scale: output.info.scale,
+                                   outputScale120: output.info.scale120,
                                    viewporter: registry.viewporter, fractionalScale: registry.fractionalScale, layer: layer) else {
             return false
         }

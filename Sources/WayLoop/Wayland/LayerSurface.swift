@@ -10,6 +10,9 @@ protocol LayerSurfaceDelegate: AnyObject {
     func layerSurfaceClosed(_ surface: LayerSurface)
     /// A frame callback fired: the surface was presented (or is ready for a new frame).
     func layerSurfaceFrameDone(_ surface: LayerSurface, time: UInt32)
+    /// The compositor said which fractional scale it prefers (in 120ths), and whether the
+    /// surface had shown a buffer by then.
+    func layerSurfacePreferredScale(_ surface: LayerSurface, scale120: Int, shown: Bool)
 }
 
 /// The zwlr_layer_surface_v1 and the objects of its wl_surface (viewport, fractional scale,
@@ -33,6 +36,8 @@ final class LayerSurface: ListenerTarget {
     /// it offers both).
     private var viewport: Viewport?
     private var fractional: FractionalScale?
+    /// With fractional scaling: the output's own scale and the compositor's preferred ones.
+    private var scaleChoice = FractionalScaleChoice()
     /// The buffer attached when it is not `bufferSize`, or only part of it is shown: its size
     /// and the part (nil: all), which the compositor scales onto the surface (the viewport's
     /// source and destination); nil: a buffer of `bufferSize`, whole.
@@ -60,7 +65,8 @@ final class LayerSurface: ListenerTarget {
     var canTakeFrame: Bool { isConfigured && !awaitingFrame }
 
     init?(outputID: UInt32, compositor: WLCompositor, layerShell: LayerShell, output: Output,
-          scale: Int32, viewporter: Viewporter?, fractionalScale: FractionalScaleManager?, layer: Layer = .background) {
+          scale: Int32, outputScale120: Int?, viewporter: Viewporter?, fractionalScale: FractionalScaleManager?,
+          layer: Layer = .background) {
         self.outputID = outputID
         self.compositor = compositor
         guard let s = compositor.createSurface() else { return nil }
@@ -74,6 +80,8 @@ final class LayerSurface: ListenerTarget {
         viewport = viewporter?.viewport(for: s)
         if viewport != nil, let fractionalScale {
             fractional = fractionalScale.fractionalScale(for: s) { [unowned self] in self.preferredScale($0) }
+            scaleChoice.output = outputScale120
+            geometry.scale120 = scaleChoice.scale120
         }
         zwlr_layer_surface_v1_add_listener(ls, layerSurfaceListener, listenerData)
         // Size 0×0 with all four anchors: the compositor gives us the whole output.
@@ -108,6 +116,12 @@ final class LayerSurface: ListenerTarget {
         guard Int(s) != geometry.integerScale else { return }
         geometry.integerScale = Int(s)
         geometryChanged()
+    }
+
+    /// The output's own scale changed (its mode or its xdg-output logical size).
+    func setOutputScale120(_ scale120: Int?) {
+        scaleChoice.output = scale120
+        fractionalChanged()
     }
 
     private func geometryChanged() {
@@ -201,8 +215,14 @@ final class LayerSurface: ListenerTarget {
     fileprivate func closed() { delegate?.layerSurfaceClosed(self) }
 
     private func preferredScale(_ scale120: UInt32) {
-        guard geometry.scale120 != Int(scale120) else { return }
-        geometry.scale120 = Int(scale120)
+        scaleChoice.preferred(Int(scale120), shown: framesShown > 0)
+        delegate?.layerSurfacePreferredScale(self, scale120: Int(scale120), shown: framesShown > 0)
+        fractionalChanged()
+    }
+
+    private func fractionalChanged() {
+        guard fractional != nil, geometry.scale120 != scaleChoice.scale120 else { return }
+        geometry.scale120 = scaleChoice.scale120
         geometryChanged()
     }
 

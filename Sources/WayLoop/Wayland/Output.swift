@@ -32,6 +32,8 @@ struct OutputInfo: Equatable {
     }
     /// The mode as the output shows it: turned a quarter (transform 90/270, flipped or not) swaps it.
     var physicalSize: Size { transform % 2 == 1 ? Size(width: modeSize.height, height: modeSize.width) : modeSize }
+    /// Its own scale in 120ths (mode over logical size), where xdg-output gives the logical size.
+    var scale120: Int? { FractionalScaleChoice.outputScale120(physical: physicalSize, logical: logicalSize) }
 }
 
 protocol OutputDelegate: AnyObject {
