@@ -185,4 +185,66 @@ final class SnapshotTests: XCTestCase {
             XCTAssertEqual(wl.stop(), 0, wl.stderr)
         }
     }
+
+    /// The README's theming recipe, as printed there, with `wal` a stand-in that keeps each
+    /// image it is handed: the output's picture is handed over at start and again after a switch.
+    func testTheReadmesThemeRecipeRunsOnEverySwitch() throws {
+        let sway = try Self.shared!.get()
+        let output = sway.outputs[0]
+        let readme = try String(contentsOfFile: Repo.path("README.md"), encoding: .utf8)
+        guard let start = readme.range(of: "```sh\n#!/bin/sh\n# ~/.local/bin/wayloop-theme"),
+              let end = readme.range(of: "```", range: readme.index(start.lowerBound, offsetBy: 5)..<readme.endIndex) else {
+            return XCTFail("no wayloop-theme recipe in the README")
+        }
+        let recipe = readme[readme.index(start.lowerBound, offsetBy: 6)..<end.lowerBound]
+        XCTAssertTrue(recipe.contains("wal -q -n -i"), "the recipe no longer runs pywal: \(recipe)")
+        let home = file("theme-home"), bin = file("theme-bin")
+        try? FileManager.default.removeItem(atPath: home)
+        try? FileManager.default.removeItem(atPath: bin)
+        for d in [home + "/.cache", bin] { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) }
+        let script = bin + "/wayloop-theme"
+        try recipe.replacingOccurrences(of: "= DP-1 ]", with: "= \(output) ]").write(toFile: script, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: bin + "/wayloop", withDestinationPath: Repo.binary)
+        try """
+            #!/bin/sh
+            # pywal's stand-in: keeps each image it is given as themed-N.png
+            n=$(ls "$HOME"/themed-*.png 2>/dev/null | wc -l)
+            while [ $# -gt 0 ]; do [ "$1" = -i ] && cp "$2" "$HOME/themed-$n.png"; shift; done
+            """.write(toFile: bin + "/wal", atomically: true, encoding: .utf8)
+        for f in [script, bin + "/wal"] { chmod(f, 0o755) }
+        let red = file("theme-red.mp4"), blue = file("theme-blue.mp4")
+        try SolidClip.make(red, colour: "0xff0000", size: "320x180")
+        try SolidClip.make(blue, colour: "0x0000ff", size: "320x180")
+
+        let wl = try Wayloop([red], env: sway.env)
+        defer { _ = wl.stop() }
+        XCTAssertTrue(wl.waitForState(output, state: "playing", shown: true), "\(wl.lastStatus); \(wl.stderr)")
+        var env = sway.env
+        env["HOME"] = home
+        env["PATH"] = bin + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        guard let theme = Child(["/bin/sh", script], env: env, stdout: file("theme.out"), stderr: file("theme.err")) else {
+            return XCTFail("cannot start the recipe")
+        }
+        defer { kill(theme.pid, SIGTERM); _ = theme.wait(timeout: 5) }
+        let (w, h) = Self.output
+        func themed(_ n: Int) -> String { home + "/themed-\(n).png" }
+        func centre(_ png: String) -> [UInt8] {
+            guard let px = try? pixels(png, w: w, h: h) else { return [] }
+            let o = (h / 2 * w + w / 2) * 3
+            return Array(px[o..<o + 3])
+        }
+        let err = { (try? String(contentsOfFile: self.file("theme.err"), encoding: .utf8)) ?? "" }
+        XCTAssertTrue(Wait.until(timeout: 15) { FileManager.default.fileExists(atPath: themed(0)) },
+                      "the recipe handed no picture over at start: \(err())")
+        let first = centre(themed(0))
+        XCTAssertTrue(first.count == 3 && first[0] > 200 && first[2] < 50, "not the red video: \(first)")
+        let set = Shell.run([Repo.binary, "ctl", "set", output, blue], env: sway.env, timeout: 30)
+        XCTAssertEqual(set.status, 0, set.stderr)
+        XCTAssertTrue(Wait.until(timeout: 15) { FileManager.default.fileExists(atPath: themed(1)) },
+                      "the recipe handed no picture over after the switch: \(err())")
+        let second = centre(themed(1))
+        XCTAssertTrue(second.count == 3 && second[2] > 200 && second[0] < 50, "not the blue video: \(second)")
+        XCTAssertEqual(err(), "", "the recipe printed errors")
+        XCTAssertEqual(wl.stop(), 0, wl.stderr)
+    }
 }
