@@ -142,11 +142,9 @@ final class MonthSoakTests: XCTestCase {
             guard ticks >= 0, now >= ticks, dt > 0 else { return -1 }
             return (Double(now - ticks) / Double(Proc.ticksPerSecond) / dt * 100).rounded() / 100
         }
-        func pidFile(_ name: String) -> pid_t {
-            (try? String(contentsOfFile: sway.dir + "/" + name, encoding: .utf8))
-                .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? -1
-        }
-        let innerPid = pidFile("inner.pid"), outerPid = pidFile("compositor.pid")
+        // The nested harness's env names both sways (COMPOSITOR_PID is the inner one).
+        let innerPid = sway.env["COMPOSITOR_PID"].flatMap { pid_t($0) } ?? -1
+        let outerPid = sway.env["OUTER_PID"].flatMap { pid_t($0) } ?? -1
         var lastOwn = (w: Proc.cpuTicks(w.pid), me: Proc.cpuTicks(getpid()), inner: Proc.cpuTicks(innerPid),
                        outer: Proc.cpuTicks(outerPid), at: Proc.monotonicNanos())
         let probe = WakeProbe()

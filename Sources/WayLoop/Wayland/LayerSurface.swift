@@ -215,8 +215,9 @@ final class LayerSurface: ListenerTarget {
     fileprivate func closed() { delegate?.layerSurfaceClosed(self) }
 
     private func preferredScale(_ scale120: UInt32) {
-        scaleChoice.preferred(Int(scale120), shown: framesShown > 0)
-        delegate?.layerSurfacePreferredScale(self, scale120: Int(scale120), shown: framesShown > 0)
+        let shown = framesShown > 0
+        scaleChoice.preferred(Int(scale120), shown: shown)
+        delegate?.layerSurfacePreferredScale(self, scale120: Int(scale120), shown: shown)
         fractionalChanged()
     }
 
