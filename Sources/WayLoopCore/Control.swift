@@ -175,7 +175,7 @@ public struct CtlCommand: Equatable, Sendable {
 }
 
 public enum CtlParser {
-    public static let usage = "status [--json] | pause|resume|toggle|next|prev [OUTPUT] | set OUTPUT|'*' [VIDEO|DIR|PLAYLIST] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] [--transition T] [--interval D] [--loops N] [--shuffle] [--max-fps N] [--battery-fps N] [--scaling S] | forget [OUTPUT] | snapshot [OUTPUT] FILE.png | reload | quit | subscribe [--waybar]"
+    public static let usage = "status [--json] | pause|resume|toggle|next|prev [OUTPUT] | set OUTPUT|'*' [VIDEO|DIR|PLAYLIST] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] [--transition T] [--interval D] [--loops N] [--shuffle] [--max-fps N] [--battery-fps N] [--scaling S] [--hwdec H] [--hwdec-device D] | forget [OUTPUT] | snapshot [OUTPUT] FILE.png | reload | quit | subscribe [--waybar]"
 
     /// Parses the arguments after `ctl`. Video paths stay as given: the client makes them absolute.
     public static func parse(_ args: [String]) throws(UsageError) -> CtlCommand {
@@ -381,6 +381,9 @@ public struct OutputStatus: Equatable, Sendable {
     public var renderer: String?
     /// The video's decoder: "running", or "released" (freed after --release-after hidden).
     public var decoder: String?
+    /// How the video is decoded and why: "nvdec-copy (CUDA 0: NVIDIA H200)", "software (no
+    /// VA-API device: no DRM render node in /dev/dri; nvdec-copy: no CUDA device: ...)".
+    public var decode: String?
     /// Where in its playlist the output is, when it plays one.
     public var playlist: PlaylistStatus?
     /// The frame-rate cap it draws at now (`--max-fps`, or `--battery-fps` on battery; nil: none).
@@ -430,6 +433,7 @@ public struct OutputStatus: Equatable, Sendable {
                   framesDropped: Int(json["frames_dropped"]?.number ?? 0), showing: json["showing"]?.string,
                   renderer: json["renderer"]?.string, decoder: json["decoder"]?.string, maxFps: json["max_fps"]?.number,
                   damaged: json["damaged"]?.number)
+        decode = json["decode"]?.string
         playlist = json["playlist"].flatMap(PlaylistStatus.init(json:))
         costs = json["costs"].flatMap(FrameCosts.init(json:))
     }
@@ -444,6 +448,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let showing { pairs.append(("showing", .string(showing))) }
         if let renderer { pairs.append(("renderer", .string(renderer))) }
         if let decoder { pairs.append(("decoder", .string(decoder))) }
+        if let decode { pairs.append(("decode", .string(decode))) }
         if let playlist { pairs.append(("playlist", playlist.json)) }
         if let maxFps { pairs.append(("max_fps", .number(maxFps))) }
         if let damaged { pairs.append(("damaged", .number((damaged * 1000).rounded() / 1000))) }
@@ -462,6 +467,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let p = playlist { s += ", \(p.line)" }
         if let maxFps { s += ", at most \(FrameCap.text(maxFps)) fps" }
         if let renderer { s += " [\(renderer)]" }
+        if let decode { s += ", decode: \(decode)" }
         return s
     }
 
@@ -566,7 +572,9 @@ public enum Waybar {
         var videos: [String] = []
         for o in outputs { if let v = o.video, !videos.contains(v) { videos.append(v) } }
         let text = videos.count == 1 ? title(videos[0]) : videos.isEmpty ? "" : "\(videos.count) videos"
-        let tooltip = outputs.map { o in "\(o.name): \(o.state)" + (o.video.map { " - " + title($0) } ?? "") }
+        let tooltip = outputs.map { o in
+            "\(o.name): \(o.state)" + (o.video.map { " - " + title($0) } ?? "") + (o.decode.map { " (decode: \($0))" } ?? "")
+        }
         return .object([("text", .string(markup(LineText.escaped(text)))),
                         ("tooltip", .string(markup(tooltip.map(LineText.escaped).joined(separator: "\n")))),
                         ("class", .string(state)), ("alt", .string(state))])

@@ -109,6 +109,9 @@ public struct OutputEntry: Equatable, Sendable {
     public var batteryFps: Double?
     /// `--scaling`: who scales a clip smaller than its output (CompositorScaling.Choice).
     public var scaling: CompositorScaling.Choice?
+    /// `--hwdec`, `--hwdec-device`: how its video is decoded (HwdecMode), and on which device.
+    public var hwdec: HwdecMode?
+    public var hwdecDevice: String?
     /// Where `video` was named, when a config file named it (`FILE:LINE`), for its errors. Not
     /// part of what the entry says: two entries that say the same are equal wherever they came from.
     public var videoOrigin: String? {
@@ -175,6 +178,10 @@ public struct OutputSettings: Equatable, Sendable {
     public var batteryFps: Double = 0
     /// Who scales a clip smaller than the output (shm renderer).
     public var scaling: CompositorScaling.Choice = .auto
+    /// How its video is decoded (hardware paths are checked at start), and on which device
+    /// (nil: found by itself).
+    public var hwdec: HwdecMode = .auto
+    public var hwdecDevice: String?
     /// The playlist (directory or playlist file) `video` was taken from, when it was (set by
     /// the app: the entries name the playlist, the output plays one of its videos).
     public var playlist: String?
@@ -204,6 +211,8 @@ public enum Command: Equatable, Sendable {
     case ctl(CtlCommand)
     /// `wayloop thumbnail ...`: a still of a video as an output would show it, no compositor.
     case thumbnail(ThumbnailCommand)
+    /// `wayloop decode ...`: decode a video as playback would, as fast as it can, and report.
+    case decode(DecodeCommand)
     case help
     case version
 }
@@ -276,6 +285,8 @@ public struct Options: Equatable, Sendable {
             merged.maxFps = e.maxFps ?? merged.maxFps
             merged.batteryFps = e.batteryFps ?? merged.batteryFps
             merged.scaling = e.scaling ?? merged.scaling
+            merged.hwdec = e.hwdec ?? merged.hwdec
+            merged.hwdecDevice = e.hwdecDevice ?? merged.hwdecDevice
         }
         guard let video = merged.video else { return nil }
         var s = OutputSettings(video: video, mode: merged.mode ?? .fill,
@@ -287,6 +298,8 @@ public struct Options: Equatable, Sendable {
         s.maxFps = merged.maxFps ?? 0
         s.batteryFps = merged.batteryFps ?? 0
         s.scaling = merged.scaling ?? .auto
+        s.hwdec = merged.hwdec ?? .auto
+        s.hwdecDevice = merged.hwdecDevice
         return s
     }
 
@@ -372,6 +385,8 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case ctl(String)
     /// `wayloop thumbnail` with the wrong arguments.
     case thumbnail(String)
+    /// `wayloop decode` with the wrong arguments.
+    case decode(String)
 
     public var description: String {
         switch self {
@@ -382,6 +397,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .unexpectedArgument(let a): return "unexpected argument '\(a)' (one video per -o scope)"
         case .ctl(let m): return "ctl: \(m)"
         case .thumbnail(let m): return "thumbnail \(m)"
+        case .decode(let m): return "decode \(m)"
         }
     }
 }
@@ -476,6 +492,9 @@ public enum OptionParser {
             case "thumbnail" where i == 0:
                 if let h = args.dropFirst().first, h == "-h" || h == "--help" { return .help }
                 return .thumbnail(try ThumbnailCommand.parse(Array(args.dropFirst())))
+            case "decode" where i == 0:
+                if let h = args.dropFirst().first, h == "-h" || h == "--help" { return .help }
+                return .decode(try DecodeCommand.parse(Array(args.dropFirst())))
             case "ctl" where i == 0:
                 if let h = args.dropFirst().first, h == "-h" || h == "--help" { return .help }
                 return .ctl(try CtlParser.parse(Array(args.dropFirst())))

@@ -28,7 +28,8 @@ public enum Help {
                        | quit | subscribe [--waybar] | forget [OUTPUT] | snapshot [OUTPUT] FILE.png
                        | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB]
                        [--dim F] [-f FB] [--transition T] [--interval D] [--loops N] [--shuffle]
-           wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]
+           wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F] [--hwdec H]
+           wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--json]
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
     compositor with wlr-layer-shell (tested: sway, phoc, KDE Plasma's kwin; documented to
@@ -55,6 +56,11 @@ public enum Help {
     turned as its rotation says, in its colours, dimmed by --dim: no compositor needed (for
     wallpaper pickers). `wayloop ctl snapshot` writes what an output shows now, at its
     buffer size (for theming tools: pywal, matugen, wallust).
+
+    `wayloop decode` decodes VIDEO as playback would (its decoder thread, its frame queue,
+    looping) as fast as it can, without a compositor, and says which decode path it took
+    and why, the frames per second reached and the CPU per frame: is hardware decoding
+    working here, and does this clip keep its rate.
 
     Options:
       -o, --output NAME     apply the options after it to output NAME (connector such as
@@ -83,6 +89,14 @@ public enum Help {
                             client (libswscale, bilinear), compositor (the video 1:1, the
                             compositor scales it: cheaper, its own filter), auto (default:
                             the compositor where it offers linux-dmabuf, else the client)
+          --hwdec H         how the video is decoded: auto (default: VA-API, then NVDEC,
+                            each taken only after its first frames match software
+                            decoding on this machine; else software), no (software),
+                            vaapi, vaapi-copy, nvdec-copy (that path or software, with one
+                            notice). Frames are copied back to memory; `ctl status` says
+                            which path each video took and why
+          --hwdec-device D  the device: a render node (/dev/dri/renderD129) for VA-API,
+                            a CUDA device number for NVDEC (default: found by itself)
       -f, --fallback FB     shown when the video cannot be played: a colour RRGGBB or
                             another video (default: no surface)
           --config FILE     the config file (default $XDG_CONFIG_HOME/wayloop/config)

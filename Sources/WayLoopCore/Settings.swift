@@ -105,8 +105,20 @@ public enum EntrySettings {
                                              parse: { e, v in CompositorScaling.Choice(rawValue: v).map { e.scaling = $0 } != nil },
                                              render: { $0.scaling?.rawValue })
 
+    public static let hwdec = EntrySetting("hwdec", flags: ["--hwdec"], expected: HwdecMode.expected,
+                                           parse: { e, v in HwdecMode(rawValue: v).map { e.hwdec = $0 } != nil },
+                                           render: { $0.hwdec?.rawValue })
+    /// A DRM render node for VA-API (`/dev/dri/renderD129`) or a CUDA device index for NVDEC.
+    public static let hwdecDevice = EntrySetting("hwdec-device", flags: ["--hwdec-device"], expected: "a device path or number",
+                                                 parse: { e, v in
+                                                     guard !v.isEmpty, v.utf8.count < 4096, !v.contains("\0") else { return false }
+                                                     e.hwdecDevice = v
+                                                     return true
+                                                 },
+                                                 render: { $0.hwdecDevice })
+
     public static let all = [mode, color, dim, fallback, pauseOnFullscreen, pauseOnBattery, interval, loops, shuffle, transition,
-                             maxFps, batteryFps, scaling]
+                             maxFps, batteryFps, scaling, hwdec, hwdecDevice]
 
     /// The setting a command-line or `ctl set` flag names.
     public static func flag(_ f: String) -> EntrySetting? { all.first { $0.flags.contains(f) } }

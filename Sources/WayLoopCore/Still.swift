@@ -2,7 +2,7 @@
 // frame is taken in a loop, and how a picture stored in one orientation is read out as shown.
 // The shell decodes, converts (the shm renderer's converter) and encodes the PNG.
 
-/// `wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]`.
+/// `wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F] [--hwdec H]`.
 public struct ThumbnailCommand: Equatable, Sendable {
     public var video: String
     public var file: String
@@ -13,13 +13,16 @@ public struct ThumbnailCommand: Equatable, Sendable {
     public var mode: ScaleMode = .fill
     public var color: RGB = RGB(red: 0, green: 0, blue: 0)
     public var dim: Double = 0
+    /// How the frame is decoded (default software: one frame is not worth a device).
+    public var hwdec: HwdecMode = .no
+    public var hwdecDevice: String?
 
     public init(video: String, file: String) {
         self.video = video
         self.file = file
     }
 
-    public static let usage = "thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]"
+    public static let usage = "thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F] [--hwdec H] [--hwdec-device D]"
     /// The largest side a thumbnail may have (a PNG of 16384² is 1 GiB of pixels in memory).
     public static let maxSide = 16384
 
@@ -44,13 +47,15 @@ public struct ThumbnailCommand: Equatable, Sendable {
                 let v = try value(a)
                 guard let t = v == "0" ? 0 : DurationText.parse(v) else { throw .badValue(option: a, value: v, expected: DurationText.expected + " (or 0)") }
                 c.at = t
-            case _ where ["-m", "--mode", "-c", "--color", "--dim"].contains(a):
+            case _ where ["-m", "--mode", "-c", "--color", "--dim", "--hwdec", "--hwdec-device"].contains(a):
                 let setting = EntrySettings.flag(a)!, v = try value(a)
                 var e = OutputEntry(selector: .all)
                 guard setting.set(v, in: &e) else { throw .badValue(option: a, value: v, expected: setting.expected) }
                 if let m = e.mode { c.mode = m }
                 if let col = e.color { c.color = col }
                 if let d = e.dim { c.dim = d }
+                if let h = e.hwdec { c.hwdec = h }
+                if let d = e.hwdecDevice { c.hwdecDevice = d }
             default:
                 if a.hasPrefix("-") && a.count > 1 { throw .unknownOption(a) }
                 guard positional.count < 2 else { throw .thumbnail("takes one VIDEO and one FILE.png, not also '\(a)'") }

@@ -251,6 +251,12 @@ final class ControlTests: XCTestCase {
                 e.scaling = .compositor
                 return set(e)
             }()),
+            (["set", "DP-1", "--hwdec", "nvdec-copy", "--hwdec-device", "1"], {
+                var e = OutputEntry(selector: .named("DP-1"))
+                e.hwdec = .nvdecCopy
+                e.hwdecDevice = "1"
+                return set(e)
+            }()),
             (["reload"], CtlCommand(request: .reload)),
             (["forget"], CtlCommand(request: .forget(nil))),
             (["forget", "*"], CtlCommand(request: .forget(nil))),
@@ -273,7 +279,7 @@ final class ControlTests: XCTestCase {
         let tested = Set(cases.flatMap { $0.0 })
         for c in commands { XCTAssertTrue(tested.contains(c), "usage command '\(c)' untested") }
         let options = usage.split(separator: " ").filter { $0.hasPrefix("[-") }.map { String($0.dropFirst().filter { $0 != "]" }) }
-        XCTAssertEqual(options, ["--json", "-m", "-c", "--dim", "-f", "--transition", "--interval", "--loops", "--shuffle", "--max-fps", "--battery-fps", "--scaling", "--waybar"])
+        XCTAssertEqual(options, ["--json", "-m", "-c", "--dim", "-f", "--transition", "--interval", "--loops", "--shuffle", "--max-fps", "--battery-fps", "--scaling", "--hwdec", "--hwdec-device", "--waybar"])
         for o in options { XCTAssertTrue(tested.contains(o), "usage option '\(o)' untested") }
     }
 
