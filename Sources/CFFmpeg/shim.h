@@ -3,12 +3,15 @@
 #ifndef WAYLOOP_CFFMPEG_SHIM_H
 #define WAYLOOP_CFFMPEG_SHIM_H
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdint.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
 #include <libavutil/display.h>
 #include <libavutil/error.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
@@ -16,6 +19,7 @@
 // AVERROR_EOF and AVERROR(EAGAIN) are macros built from FFERRTAG / negation.
 static inline int avx_error_eof(void) { return AVERROR_EOF; }
 static inline int avx_error_eagain(void) { return AVERROR(EAGAIN); }
+static inline int avx_error_einval(void) { return AVERROR(EINVAL); }
 // AV_CODEC_PROP_INTRA_ONLY: every frame stands alone (MJPEG): lowres may change at any frame.
 static inline int avx_codec_prop_intra_only(void) { return AV_CODEC_PROP_INTRA_ONLY; }
 // AV_NOPTS_VALUE is a macro cast of INT64_MIN.
@@ -43,5 +47,73 @@ static inline int avx_sws_bilinear(void) { return SWS_BILINEAR; }
 static inline int avx_sws_full_chroma(void) { return SWS_FULL_CHR_H_INT; }
 // The log-level constants are macros.
 static inline int avx_log_quiet(void) { return AV_LOG_QUIET; }
+
+// Hardware decoding (issue 32). The pixel format `codec` decodes into on a device of `type`
+// through a device context (AV_PIX_FMT_NONE: it cannot).
+static inline enum AVPixelFormat avx_hw_format(const AVCodec *codec, enum AVHWDeviceType type) {
+    for (int i = 0;; i++) {
+        const AVCodecHWConfig *c = avcodec_get_hw_config(codec, i);
+        if (!c) return AV_PIX_FMT_NONE;
+        if ((c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) && c->device_type == type) return c->pix_fmt;
+    }
+}
+// A pixel format that lives on a device (AV_PIX_FMT_FLAG_HWACCEL is a macro).
+static inline int avx_pix_fmt_is_hw(enum AVPixelFormat f) {
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && (d->flags & AV_PIX_FMT_FLAG_HWACCEL);
+}
+// Bits per sample and 4:2:0-ness of a software pixel format (0 / -1 when unknown).
+static inline int avx_pix_fmt_depth(enum AVPixelFormat f) {
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && d->nb_components > 0 ? d->comp[0].depth : 0;
+}
+static inline int avx_pix_fmt_is_420(enum AVPixelFormat f) {
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    if (!d) return -1;
+    return d->nb_components >= 3 && d->log2_chroma_w == 1 && d->log2_chroma_h == 1 && !(d->flags & AV_PIX_FMT_FLAG_RGB);
+}
+// The vendor string of a VA-API device's driver, to skip emulated ones. AVVAAPIDeviceContext's
+// first field is its VADisplay; vaQueryVendorString is found in libva, which libavutil loaded
+// (no libva headers or link needed). NULL when it cannot say.
+static inline const char *avx_vaapi_vendor(AVBufferRef *device) {
+    if (!device) return NULL;
+    AVHWDeviceContext *d = (AVHWDeviceContext *)device->data;
+    if (!d || d->type != AV_HWDEVICE_TYPE_VAAPI || !d->hwctx) return NULL;
+    void *display = *(void **)d->hwctx;
+    const char *(*query)(void *) = (const char *(*)(void *))dlsym(RTLD_DEFAULT, "vaQueryVendorString");
+    return query && display ? query(display) : NULL;
+}
+// The software format a hardware frame copies back into (the first its frames context
+// offers: NV12, P010); AV_PIX_FMT_NONE when it cannot say.
+static inline enum AVPixelFormat avx_hw_download_format(const AVFrame *hw) {
+    enum AVPixelFormat *formats = NULL;
+    if (!hw->hw_frames_ctx || av_hwframe_transfer_get_formats(hw->hw_frames_ctx, AV_HWFRAME_TRANSFER_DIRECTION_FROM, &formats, 0) < 0 || !formats)
+        return AV_PIX_FMT_NONE;
+    enum AVPixelFormat f = formats[0];
+    av_free(formats);
+    return f;
+}
+// Gives `f` (empty) one buffer from `pool` laid out as `fmt` at w x h (rows 64-byte aligned).
+static inline int avx_frame_from_pool(AVFrame *f, AVBufferPool *pool, enum AVPixelFormat fmt, int w, int h) {
+    AVBufferRef *b = av_buffer_pool_get(pool);
+    if (!b) return AVERROR(ENOMEM);
+    f->buf[0] = b;
+    f->format = fmt;
+    f->width = w;
+    f->height = h;
+    int r = av_image_fill_arrays(f->data, f->linesize, b->data, fmt, w, h, 64);
+    return r < 0 ? r : 0;
+}
+// The name of CUDA device `index` ("NVIDIA H200"), from the libcuda FFmpeg loaded (0: unknown).
+static inline int avx_cuda_device_name(int index, char *buf, int len) {
+    void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!cuda) return 0;
+    int (*get)(int *, int) = (int (*)(int *, int))dlsym(cuda, "cuDeviceGet");
+    int (*name)(char *, int, int) = (int (*)(char *, int, int))dlsym(cuda, "cuDeviceGetName");
+    int dev = 0, ok = get && name && get(&dev, index) == 0 && name(buf, len, dev) == 0;
+    dlclose(cuda);
+    return ok;
+}
+
 
 #endif

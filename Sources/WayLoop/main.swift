@@ -29,6 +29,8 @@ case .success(.run(var options)):
     status = Launch.run(options: options, arguments: arguments, log: log)
 case .success(.thumbnail(let command)):
     status = Thumbnail.run(command)
+case .success(.decode(let command)):
+    status = DecodeRun.run(command)
 case .success(.ctl(let command)):
     Sys.instanceName = command.name
     status = ExitStatus(rawValue: CtlClient.run(command)) ?? .failure

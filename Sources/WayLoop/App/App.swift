@@ -219,8 +219,10 @@ final class App {
     }
 
     func startVideo(_ path: String) -> Bool {
+        let hwdec = hwdecShowing(path)
         guard let v = Clip(path: path, queueFrames: queueFrames, cacheBudget: options.cacheMB << 20, wakeup: wakeup,
-                            limits: pictureLimits, decoderThreads: decoderThreads, outputs: outputsShowing(path),
+                            limits: pictureLimits, decoderThreads: decoderThreads, hwdec: hwdec.mode, hwdecDevice: hwdec.device,
+                            outputs: outputsShowing(path),
                             log: log.scoped("video")) else {
             log.error("cannot start a decoder thread: \(Sys.errnoText())")
             return false

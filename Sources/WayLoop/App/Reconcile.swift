@@ -23,6 +23,7 @@ extension App {
         }
         syncVideos()
         updateDecodeScales()
+        followHwdec()
         applyCaps()
         watcher?.watch(watchedFiles, directories: playlists.sources.filter(PlaylistSource.isDirectory))
         requests.resolvePending()
@@ -124,6 +125,17 @@ extension App {
         }
     }
 
+    /// `ctl set --hwdec`, a reload: a video whose outputs now ask to decode it another way
+    /// opens again that way (its picture stays on screen until the first new frame).
+    func followHwdec() {
+        for (path, v) in videos.open where !v.isReleased && !outputsShowing(path).isEmpty {
+            let want = hwdecShowing(path)
+            guard want.mode != v.hwdec || want.device != v.hwdecDevice else { continue }
+            log.debug("'\(path)': --hwdec \(want.mode.rawValue)\(want.device.map { " on \($0)" } ?? ""): decoding it again")
+            v.reopen(hwdec: want.mode, device: want.device)
+        }
+    }
+
     /// `--max-fps`, `--battery-fps`: each output's cap now, and each clip's from the outputs
     /// that show it (Clip.follow; a video fading out is not capped).
     func applyCaps() {
@@ -133,6 +145,17 @@ extension App {
 
     /// The outputs that show or will show `path`, and what each needs of it (Head.need).
     func outputsShowing(_ path: String) -> [(size: Size, mode: ScaleMode)] { heads.values.compactMap { $0.need(of: path) } }
+
+    /// How `path` is decoded. A video shown on several outputs is decoded once: an output's
+    /// explicit `--hwdec` wins over auto (the first by output name), as does its device.
+    /// `WAYLOOP_HWDEC` overrides every setting (for bisecting a bad picture).
+    func hwdecShowing(_ path: String) -> (mode: HwdecMode, device: String?) {
+        let settings = heads.values.sorted { $0.name < $1.name }
+            .compactMap { h in [h.drawn ?? h.target, h.fade?.from].compactMap { $0 }.first { $0.video == path } }
+        let forced = Sys.env("WAYLOOP_HWDEC").flatMap(HwdecMode.init(rawValue:))
+        let mode = forced ?? settings.map(\.hwdec).first { $0 != .auto } ?? .auto
+        return (mode, settings.lazy.compactMap(\.hwdecDevice).first)
+    }
 
     /// Each span output's part of its canvas (Span.assign), recomputed whenever targets or the
     /// layout change.

@@ -271,13 +271,15 @@ final class Requests: ControlServerDelegate {
                       app.videos.failed(t.video) { showing = "'\(a.video)'" }
             let state = h.player.state
             let failedTarget: Bool = { if case .failed = state { return true }; return false }()
-            return OutputStatus(name: h.name, description: h.output.info.description,
+            var status = OutputStatus(name: h.name, description: h.output.info.description,
                                 video: failedTarget ? target?.video : (active?.video ?? target?.video),
                                 mode: (active ?? target)?.mode, state: state, position: position,
                                 framesShown: h.surface?.framesShown ?? 0, framesDropped: v?.dropped ?? 0,
                                 showing: showing, renderer: h.sink?.kind.rawValue ?? app.rendererKind?.rawValue,
                                 decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: app.playlistStatus(h),
                                 maxFps: h.cap, damaged: h.sink?.damaged.share, costs: Self.costs(v, h.sink))
+            status.decode = v?.decodePath
+            return status
         }
     }
 

@@ -48,12 +48,29 @@ final class Clip {
     private var anchored = false
 
     private let decoderThreads: Int
+    /// How it was asked to be decoded (`--hwdec`, `--hwdec-device` of the outputs showing it).
+    private(set) var hwdec: HwdecMode
+    private(set) var hwdecDevice: String?
+    /// How it is decoded now and why (HwdecState.text): for status. Kept across a release.
+    private var lastDecodePath: String?
+    var decodePath: String? {
+        if stickySoftware == nil, let p = channel.decodePath { lastDecodePath = p }
+        return lastDecodePath
+    }
+    /// The clip fell back to software (a path failed or none passed its check): a restart
+    /// decodes it in software without trying again (the choice sticks for the clip).
+    private var stickySoftware: String? {
+        guard hwdec != .no, let p = lastDecodePath, p.hasPrefix("software (") else { return nil }
+        return p
+    }
 
     /// The outputs that show it (size, mode), for the decoder's choice of `lowres` at open.
     private var outputs: [(size: Size, mode: ScaleMode)]
 
     init?(path: String, queueFrames: Int, cacheBudget: Int, wakeup: WakeupFD, limits: PictureLimits, decoderThreads: Int,
-          outputs: [(size: Size, mode: ScaleMode)], log: Logger) {
+          hwdec: HwdecMode = .no, hwdecDevice: String? = nil, outputs: [(size: Size, mode: ScaleMode)], log: Logger) {
+        self.hwdec = hwdec
+        self.hwdecDevice = hwdecDevice
         self.outputs = outputs
         self.decoderThreads = decoderThreads
         self.path = path
@@ -62,7 +79,7 @@ final class Clip {
         self.cacheBudget = cacheBudget
         self.limits = limits
         channel = FrameChannel(capacity: queueFrames, wakeup: wakeup, limits: limits, cacheBudget: cacheBudget,
-                               decoderThreads: decoderThreads)
+                               decoderThreads: decoderThreads, hwdec: hwdec, hwdecDevice: hwdecDevice)
         channel.outputs = outputs
         guard let t = Decoder.start(path: path, channel: channel, log: log) else { return nil }
         thread = t
@@ -130,12 +147,22 @@ final class Clip {
     /// frames are off screen (the loop goes on without a gap).
     func giveUpLoopCache() { channel.requestCacheDrop() }
 
+    /// Decodes again from the start with another `--hwdec` (a fresh choice: nothing sticks).
+    func reopen(hwdec mode: HwdecMode, device: String?) {
+        release()
+        hwdec = mode
+        hwdecDevice = device
+        lastDecodePath = nil
+        restart()
+    }
+
     func restart() {
         guard isReleased else { return }
         let done = channel.decodeCost
         decodeBefore = StageCost(nanos: decodeBefore.nanos &+ done.nanos, count: decodeBefore.count + done.count)
-        channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, limits: limits,
-                               cacheBudget: cacheBudget, decoderThreads: decoderThreads)
+        _ = decodePath
+        channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, limits: limits, cacheBudget: cacheBudget,
+                               decoderThreads: decoderThreads, hwdec: stickySoftware == nil ? hwdec : .no, hwdecDevice: hwdecDevice)
         // Only a scale the main thread worked out: until then the decoder guesses from `outputs`.
         if scaleSent { channel.targetScale = decodeScale }
         channel.skipCap = skipCap

@@ -48,6 +48,19 @@ final class Decoder {
     private var codecOpenedAt = Sys.now()
     private var codecOpenedInPass = 0
     private static let poolBuffersTracked = 64
+    /// Hardware decoding: the fallback's state, the device while a hardware path is active,
+    /// a failure seen while decoding (acted on by the loop), and the last frame handed on
+    /// (its PTS, in the stream's time base): after a switch to software the stream is decoded
+    /// again from the key frame before it, and the frames up to it are left out.
+    private var hw: HwdecState?
+    private var hwDevice: HwDevice?
+    /// The buffers hardware frames are copied back into.
+    private let downloads = DownloadPool()
+    /// Frames the hardware path has given (the fake source's triggers count them).
+    private var hwFrames = 0
+    private var hwFailure: HwdecFailure?
+    private var lastFedPts: Int64?
+    private var resumeAfterPts: Int64?
 
     init(path: String, channel: FrameChannel, log: Logger) {
         self.path = path
@@ -93,7 +106,8 @@ final class Decoder {
         let orientation = Decoder.orientation(of: stream)
         hintedScale = DecodeScale.factor(video: Size(width: Int(par.pointee.width), height: Int(par.pointee.height)),
                                          turned: orientation.rotation % 180 != 0, outputs: channel.outputs)
-        try openCodec(decoder, par, lowres: wantedLowres)
+        chooseDecodePath(decoder, par)
+        try openCodec(decoder, par, lowres: hwDevice == nil ? wantedLowres : 0)
         packet = av_packet_alloc()
         for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {
             nominalDuration = av_rescale(Nanos(rate.den), .nanosPerSecond, Nanos(rate.num))
@@ -135,7 +149,15 @@ final class Decoder {
         // Frame threads: the render device's hint (DecoderHints, measured per device).
         ctx.pointee.thread_count = Int32(channel.decoderThreads)
         ctx.pointee.lowres = Int32(n)
-        guard avcodec_open2(ctx, decoder, nil) >= 0 else { throw .unsupportedCodec(path, codec: String(cString: decoder.pointee.name)) }
+        hwDevice?.attach(to: ctx, extraFrames: HwdecPool.extraFrames(copying: true, queued: 0, held: 0))
+        guard avcodec_open2(ctx, decoder, nil) >= 0 else {
+            if hwDevice != nil {
+                // The hwaccel refused to start: software, from here on.
+                fallBackToSoftware(.device("the codec would not open on the device"), reopen: false)
+                return try openCodec(decoder, par, lowres: n)
+            }
+            throw .unsupportedCodec(path, codec: String(cString: decoder.pointee.name))
+        }
         if n != lowres || n > 0 { log.debug("decoding at lowres \(n) (1/\(1 << n) of the coded size)") }
         lowres = n
         poolBuffers.removeAll()
@@ -153,7 +175,7 @@ final class Decoder {
     /// of a pass (a key frame). True if it did.
     @discardableResult
     private func followLowres(atPassStart: Bool) throws(VideoError) -> Bool {
-        guard maxLowres > 0, intraOnly || atPassStart, let codec, let decoder = codec.pointee.codec,
+        guard maxLowres > 0, hwDevice == nil, intraOnly || atPassStart, let codec, let decoder = codec.pointee.codec,
               let format, let par = format.pointee.streams[Int(streamIndex)]?.pointee.codecpar else { return false }
         let want = wantedLowres
         guard want != lowres else { return false }
@@ -202,12 +224,27 @@ final class Decoder {
             followSkipCap(caching ? nil : channel.skipCap)
             guard let frame = channel.obtainFrame() else { throw .decodeFailed(path, reason: "out of memory") }
             let started = Sys.threadCPU()
-            switch nextFrame(into: frame) {
+            let step = nextFrame(into: frame)
+            if let why = hwFailure {
+                hwFailure = nil
+                channel.recycle(FrameHandle(frame: frame))
+                try switchToSoftware(why)
+                continue
+            }
+            switch step {
             case .frame:
+                guard let decoded = takeHardwareFrame(frame) else { continue }
+                if let after = resumeAfterPts {
+                    // Decoded again after a switch to software: the frames already handed on are left out.
+                    let pts = decoded.pointee.best_effort_timestamp
+                    if pts != avx_nopts() && pts <= after { channel.recycle(FrameHandle(frame: decoded)); continue }
+                    resumeAfterPts = nil
+                }
                 framesThisPass += 1
                 frameDecoded()
-                notePoolBuffer(frame)
-                guard let ready = convertIfNeeded(frame) else { continue }
+                notePoolBuffer(decoded)
+                lastFedPts = decoded.pointee.best_effort_timestamp == avx_nopts() ? lastFedPts : decoded.pointee.best_effort_timestamp
+                guard let ready = convertIfNeeded(decoded) else { continue }
                 channel.addDecodeCost(Sys.threadCPU() - started)
                 let pts = ready.pointee.best_effort_timestamp
                 let ptsNs: Nanos? = pts == avx_nopts() ? nil : rescale(pts)
@@ -221,6 +258,8 @@ final class Decoder {
                 }
             case .endOfPass:
                 channel.recycle(FrameHandle(frame: frame))
+                resumeAfterPts = nil
+                lastFedPts = nil
                 let pass = stamper.pass
                 let end = passFrames.skipped ? passFrames.end : nil
                 passFrames.reset()
@@ -349,6 +388,7 @@ final class Decoder {
             if r == avx_error_eof() { return .endOfPass }
             if r != avx_error_eagain() {
                 noteError(r, "a frame failed to decode")
+                if hwFailure != nil { return .frame }
                 if draining { return .endOfPass }
                 continue
             }
@@ -363,11 +403,19 @@ final class Decoder {
             defer { av_packet_unref(packet) }
             if packet.pointee.stream_index != streamIndex || skipsPacket(packet) { continue }
             let s = avcodec_send_packet(codec, packet)
-            if s < 0 && s != avx_error_eagain() { noteError(s, "skipped a corrupt packet") }
+            if s < 0 && s != avx_error_eagain() {
+                noteError(s, "skipped a corrupt packet")
+                if hwFailure != nil { return .frame }
+            }
         }
     }
 
     private func noteError(_ code: Int32, _ what: String) {
+        if hwDevice != nil {
+            // On a hardware path any error moves the clip to software (the loop acts on it).
+            hwFailure = code == -ENOMEM ? .poolExhausted : .decodeError(AVError.text(code))
+            return
+        }
         decodeErrors += 1
         guard seenErrors.insert(code).inserted else { return }
         let line = "'\(path)': \(what): \(AVError.text(code)); playback goes on (logged once)"
@@ -454,6 +502,115 @@ final class Decoder {
         channel.recycle(FrameHandle(frame: frame))
         if !ok { channel.recycle(FrameHandle(frame: out)); return nil }
         return out
+    }
+}
+
+// MARK: Hardware decoding
+
+extension Decoder {
+    /// Picks how this clip is decoded before its codec opens: each hardware candidate is opened
+    /// and checked against software decoding (HwStartupCheck); the first that passes is used.
+    /// Sets `hw`, `hwDevice` and the channel's report; a failure under an explicit `--hwdec`
+    /// gets one notice, under auto a debug line (status says why either way).
+    fileprivate func chooseDecodePath(_ decoder: UnsafePointer<AVCodec>, _ par: UnsafePointer<AVCodecParameters>) {
+        let fmt = AVPixelFormat(rawValue: par.pointee.format)
+        let stream = HwdecStream(codec: String(cString: avcodec_get_name(par.pointee.codec_id)), bitDepth: Int(avx_pix_fmt_depth(fmt)),
+                                 chroma420: avx_pix_fmt_is_420(fmt) == 1)
+        var state = HwdecState(mode: channel.hwdec, stream: stream)
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        while case .trying(let p) = state.phase, !channel.shouldStop {
+            switch HwDevice.open(p, device: channel.hwdecDevice, codec: decoder, auto: channel.hwdec == .auto) {
+            case .failure(let why):
+                state.failed(why)
+            case .success(let device):
+                let check = HwStartupCheck.run(path, device: device)
+                channel.checkSeconds = (channel.checkSeconds ?? 0) + check.seconds
+                log.debug("'\(name)': \(p.rawValue) start-up check on \(device.name): \(check.frames) frames, lowest plane "
+                    + "\((check.lowest * 10).rounded() / 10) dB, \(Int(check.seconds * 1000)) ms")
+                if let why = check.failure {
+                    // A picture that differs is worth a notice even under auto: the path exists and is wrong.
+                    if case .checkFailed = why { log.notice("'\(name)': \(p.rawValue): \(why): not used for it") }
+                    state.failed(why)
+                } else {
+                    state.passed(device: device.name)
+                    hwDevice = device
+                }
+            }
+        }
+        hw = state
+        channel.decodePath = state.text
+        if case .software(let why?) = state.phase, !state.refusals.isEmpty {
+            let line = "'\(name)': decoding in software (\(why))"
+            if channel.hwdec == .auto { log.debug(line) } else { log.notice(line) }
+        } else {
+            log.debug("'\(name)': decode: \(state.text)")
+        }
+    }
+
+    /// The frame a hardware path decoded, copied back into one of the channel's frames (the
+    /// surface goes back to the pool at once); a software frame as it is. nil when the frame
+    /// is gone: a failure was noted (`hwFailure`) and the loop switches to software.
+    fileprivate func takeHardwareFrame(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
+        guard let device = hwDevice else { return frame }
+        guard device.owns(frame) else {
+            channel.recycle(FrameHandle(frame: frame))
+            hwFailure = .notHardware
+            return nil
+        }
+        hwFrames += 1
+        if let fake = device.fake, fake.trigger.whilePlaying, hwFrames == fake.at {
+            channel.recycle(FrameHandle(frame: frame))
+            switch fake.trigger {
+            case .pool: hwFailure = .poolExhausted
+            case .transfer: hwFailure = .transfer("Input/output error (WAYLOOP_FAKE_HWDEC)")
+            default: hwFailure = .decodeError("Invalid data found when processing input (WAYLOOP_FAKE_HWDEC)")
+            }
+            return nil
+        }
+        guard let out = channel.obtainFrame() else {
+            channel.recycle(FrameHandle(frame: frame))
+            hwFailure = .transfer("out of memory")
+            return nil
+        }
+        let rc = device.download(frame, into: out, pool: downloads)
+        channel.recycle(FrameHandle(frame: frame))
+        guard rc >= 0 else {
+            channel.recycle(FrameHandle(frame: out))
+            hwFailure = .transfer(AVError.text(rc))
+            return nil
+        }
+        return out
+    }
+
+    /// A hardware path failed while playing: the clip is decoded in software from the key frame
+    /// before the last frame handed on, and the frames up to that one are left out, so the loop
+    /// goes on where it was. One notice.
+    fileprivate func switchToSoftware(_ why: HwdecFailure) throws(VideoError) {
+        guard hwDevice != nil else { return }
+        fallBackToSoftware(why, reopen: true)
+        guard let format, let codec, let decoder = codec.pointee.codec,
+              let par = format.pointee.streams[Int(streamIndex)]?.pointee.codecpar else { return }
+        try openCodec(decoder, par, lowres: wantedLowres)
+        draining = false
+        passFrames.reset()
+        if let pts = lastFedPts {
+            resumeAfterPts = pts
+            if av_seek_frame(format, streamIndex, pts, avx_seek_backward()) >= 0 { return }
+        }
+        // No frame handed on yet in this pass, or no seek: from the start of the pass.
+        let stream = format.pointee.streams[Int(streamIndex)]!
+        let start = stream.pointee.start_time == avx_nopts() ? 0 : stream.pointee.start_time
+        if av_seek_frame(format, streamIndex, start, avx_seek_backward()) < 0 { try reopen() }
+    }
+
+    /// Leaves the hardware path: the state, the report and the one notice.
+    fileprivate func fallBackToSoftware(_ why: HwdecFailure, reopen: Bool) {
+        hwDevice = nil
+        if hw == nil { hw = HwdecState(mode: .no, stream: HwdecStream(codec: "", bitDepth: 0, chroma420: true)) }
+        let line = hw!.failed(why)
+        channel.decodePath = hw!.text
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        if let line { log.notice("'\(name)': \(line)") }
     }
 }
 

@@ -99,13 +99,31 @@ final class FrameChannel: @unchecked Sendable {
 
     /// libavcodec frame threads for this video's decoder (set by the main thread before start).
     let decoderThreads: Int
+    /// `--hwdec` and `--hwdec-device` for this video (set before start).
+    let hwdec: HwdecMode
+    let hwdecDevice: String?
+    /// How the decoder decodes now (HwdecState.text), for status; nil until it has opened.
+    private var _decodePath: String?
+    var decodePath: String? {
+        get { lock.withLock { _decodePath } }
+        set { lock.withLock { _decodePath = newValue } }
+    }
+    /// What the start-up check cost (wall seconds), when one ran.
+    private var _checkSeconds: Double?
+    var checkSeconds: Double? {
+        get { lock.withLock { _checkSeconds } }
+        set { lock.withLock { _checkSeconds = newValue } }
+    }
 
     /// The decoder thread's CPU time per decoded frame (FrameCosts.decode).
     private var _decodeCost = StageCost()
     var decodeCost: StageCost { lock.withLock { _decodeCost } }
     func addDecodeCost(_ n: Nanos) { lock.withLock { _decodeCost.add(n) } }
 
-    init(capacity: Int, wakeup: WakeupFD, limits: PictureLimits, cacheBudget: Int = 0, decoderThreads: Int = 2) {
+    init(capacity: Int, wakeup: WakeupFD, limits: PictureLimits, cacheBudget: Int = 0, decoderThreads: Int = 2,
+         hwdec: HwdecMode = .no, hwdecDevice: String? = nil) {
+        self.hwdec = hwdec
+        self.hwdecDevice = hwdecDevice
         self.cacheBudget = cacheBudget
         self.decoderThreads = decoderThreads
         self.limits = limits
@@ -229,8 +247,12 @@ final class FrameChannel: @unchecked Sendable {
     /// An empty AVFrame to decode into: from the pool, or newly allocated while the pool warms up.
     func obtainFrame() -> UnsafeMutablePointer<AVFrame>? {
         if let f = lock.withLock({ pool.popLast() }) { return f }
+        lock.withLock { _framesMade += 1 }
         return av_frame_alloc()
     }
+    /// AVFrames made for this channel so far (flat once the pool has warmed up).
+    private var _framesMade = 0
+    var framesMade: Int { lock.withLock { _framesMade } }
 
     /// Queues a frame, waiting while the queue is full. Returns false (frame not taken) on stop.
     func push(_ frame: StampedFrame<FrameHandle>) -> Bool {

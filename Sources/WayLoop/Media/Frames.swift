@@ -96,23 +96,7 @@ final class PixelConverter {
         dst.pointee.width = dw
         dst.pointee.height = dh
         guard av_frame_get_buffer(dst, 0) >= 0 else { return false }
-        let rc = withUnsafePointer(to: s.data) { sp in
-            withUnsafePointer(to: s.linesize) { sl in
-                withUnsafePointer(to: dst.pointee.data) { dp in
-                    withUnsafePointer(to: dst.pointee.linesize) { dl in
-                        sp.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { spp in
-                            sl.withMemoryRebound(to: Int32.self, capacity: 8) { slp in
-                                dp.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dpp in
-                                    dl.withMemoryRebound(to: Int32.self, capacity: 8) { dlp in
-                                        sws_scale(context, spp, slp, 0, s.height, dpp, dlp)
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let rc = SwsFrames.scale(context, src, into: dst)
         guard rc > 0 else { return false }
         _ = av_frame_copy_props(dst, src)
         if isRGB {
@@ -121,5 +105,30 @@ final class PixelConverter {
             dst.pointee.color_range = AVCOL_RANGE_MPEG
         }
         return true
+    }
+}
+
+/// sws_scale over two AVFrames (their data and linesize are 8-tuples Swift cannot pass as
+/// pointers directly). The rows written, as sws_scale returns them.
+enum SwsFrames {
+    static func scale(_ context: OpaquePointer, _ src: UnsafePointer<AVFrame>, into dst: UnsafeMutablePointer<AVFrame>) -> Int32 {
+        let h = src.pointee.height
+        return withUnsafePointer(to: src.pointee.data) { sp in
+            withUnsafePointer(to: src.pointee.linesize) { sl in
+                withUnsafePointer(to: dst.pointee.data) { dp in
+                    withUnsafePointer(to: dst.pointee.linesize) { dl in
+                        sp.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { spp in
+                            sl.withMemoryRebound(to: Int32.self, capacity: 8) { slp in
+                                dp.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dpp in
+                                    dl.withMemoryRebound(to: Int32.self, capacity: 8) { dlp in
+                                        sws_scale(context, spp, slp, 0, h, dpp, dlp)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

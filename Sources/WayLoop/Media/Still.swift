@@ -145,7 +145,8 @@ enum Still {
 enum StillDecoder {
     /// The frame shown at `at` seconds into the loop (modulo its length), and how it is turned.
     /// The caller frees the frame (av_frame_free).
-    static func frame(_ path: String, at: Double) throws(VideoError) -> (frame: UnsafeMutablePointer<AVFrame>, orientation: Orientation) {
+    static func frame(_ path: String, at: Double, hwdec: HwdecMode = .no, hwdecDevice: String? = nil,
+                      notice: (String) -> Void = { _ in }) throws(VideoError) -> (frame: UnsafeMutablePointer<AVFrame>, orientation: Orientation) {
         let input = try VideoInput.open(path)
         var fmt: UnsafeMutablePointer<AVFormatContext>? = input.format
         defer { avformat_close_input(&fmt) }
@@ -157,6 +158,20 @@ enum StillDecoder {
         guard let ctx = codec, avcodec_parameters_to_context(ctx, par) >= 0 else { throw .decodeFailed(path, reason: "out of memory") }
         ctx.pointee.pkt_timebase = stream.pointee.time_base
         ctx.pointee.thread_count = 1
+        // --hwdec: the first path whose device opens (no start-up check for one still: the
+        // picture is the check's subject, as the tests compare it with software's).
+        let pixfmt = AVPixelFormat(rawValue: par.pointee.format)
+        var hw = HwdecState(mode: hwdec, stream: HwdecStream(codec: String(cString: avcodec_get_name(par.pointee.codec_id)),
+                                                             bitDepth: Int(avx_pix_fmt_depth(pixfmt)), chroma420: avx_pix_fmt_is_420(pixfmt) == 1))
+        var device: HwDevice?
+        while case .trying(let p) = hw.phase {
+            switch HwDevice.open(p, device: hwdecDevice, codec: decoder, auto: hwdec == .auto) {
+            case .failure(let why): hw.failed(why)
+            case .success(let d): device = d; hw.passed(device: d.name)
+            }
+        }
+        if case .software(let why?) = hw.phase, hwdec != .no { notice("decoded in software (\(why))") }
+        device?.attach(to: ctx, extraFrames: 2)
         guard avcodec_open2(ctx, decoder, nil) >= 0 else { throw .unsupportedCodec(path, codec: String(cString: decoder.pointee.name)) }
         // Where in the loop: the stream's (else the file's) length; a still has none.
         let tb = stream.pointee.time_base
@@ -210,6 +225,21 @@ enum StillDecoder {
             av_frame_free(&keep)
             throw .decodeFailed(path, reason: "no frame could be decoded")
         }
+        if let device {
+            if device.owns(best) {
+                guard let soft = av_frame_alloc() else { av_frame_free(&keep); throw .decodeFailed(path, reason: "out of memory") }
+                let rc = device.download(best, into: soft)
+                av_frame_free(&keep)
+                keep = soft
+                guard rc >= 0 else {
+                    av_frame_free(&keep)
+                    throw .decodeFailed(path, reason: "\(device.path.rawValue): the frame could not be copied back: \(AVError.text(rc))")
+                }
+            } else {
+                notice("\(device.path.rawValue): \(HwdecFailure.notHardware): decoded in software")
+            }
+        }
+        guard let best = keep else { throw .decodeFailed(path, reason: "out of memory") }
         // Formats no renderer takes go through libswscale, as the decoder thread does.
         if PlaneLayout(frame: best) == nil {
             var out = av_frame_alloc()
@@ -240,7 +270,11 @@ enum Thumbnail {
         if let e = Preflight.check(video) { return fail("video: \(e)", .badVideo) }
         av_quiet()
         let decoded: (frame: UnsafeMutablePointer<AVFrame>, orientation: Orientation)
-        do { decoded = try StillDecoder.frame(video, at: command.at) } catch { return fail("video: \(error)", .badVideo) }
+        do {
+            decoded = try StillDecoder.frame(video, at: command.at, hwdec: command.hwdec, hwdecDevice: command.hwdecDevice) {
+                Sys.writeStderr("wayloop: notice: --hwdec \(command.hwdec.rawValue): \($0)")
+            }
+        } catch { return fail("video: \(error)", .badVideo) }
         var frame: UnsafeMutablePointer<AVFrame>? = decoded.frame
         defer { av_frame_free(&frame) }
         guard let picture = Picture(frame: decoded.frame, serial: FrameSerials.next(), clip: video, orientation: decoded.orientation) else {

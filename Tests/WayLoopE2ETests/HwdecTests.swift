@@ -1,0 +1,201 @@
+// Hardware decoding on a real compositor (issue 32): on this machine (no GPU) `--hwdec auto`
+// plays in software and status says why; an explicit path gives one notice and plays; bad values
+// are one line and exit 2. Every fallback trigger runs through the real decoder thread with the
+// fake source (WAYLOOP_FAKE_HWDEC: software frames taken as a hardware path's): the loop stays
+// gapless across a failure in the middle of a pass, status says what happened, a check that
+// fails is never shown, and `ctl set --hwdec` opens the video again that way.
+import Foundation
+import XCTest
+
+final class HwdecTests: XCTestCase {
+    nonisolated(unsafe) static var shared: SharedCompositor?
+    /// seam-30.mp4: 30 fps, 1 s, x264 with B-frames.
+    static let clip = "seam-30.mp4"
+    static let framesPerPass = 30
+
+    override class func setUp() {
+        super.setUp()
+        shared = SharedCompositor(outputs: ["640x360"])
+    }
+
+    override class func tearDown() {
+        shared?.stop()
+        super.tearDown()
+    }
+
+    private func tracePath(_ tag: String) -> String {
+        let p = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-hwdec-\(getpid())-\(tag)").path
+        try? FileManager.default.removeItem(atPath: p)
+        return p
+    }
+
+    /// The first output's `decode` field, once it matches.
+    private func waitForDecode(_ w: Wayloop, _ matches: @escaping (String) -> Bool) -> Bool {
+        w.waitForStatus(timeout: 30) { outs in (outs.first?["decode"] as? String).map(matches) ?? false }
+    }
+
+    private func noticeLines(_ w: Wayloop, containing text: String) -> [String] {
+        w.stderrLines.filter { $0.contains("notice") && $0.contains(text) }
+    }
+
+    /// Every source frame of each pass in `passes` committed exactly once, in order: no frame
+    /// left out, none shown twice, no going back (the seam and a switch to software included).
+    private func checkGapless(_ trace: String, output: String, passes: ClosedRange<Int>, file: StaticString = #filePath, line: UInt = #line) {
+        let recs = TraceFile.records(trace).filter { $0.output == output && passes.contains($0.pass) }
+        for p in passes {
+            let indices = recs.filter { $0.pass == p }.map(\.index)
+            XCTAssertEqual(indices, Array(0..<Self.framesPerPass), "pass \(p) committed \(indices)", file: file, line: line)
+        }
+    }
+
+    /// What this machine offers, as facts the test can read (the CI machine has no GPU).
+    private var noRenderNode: Bool {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []).allSatisfy { !$0.hasPrefix("renderD") }
+    }
+    private var noCUDA: Bool { dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) == nil && dlopen("libcuda.so.1", RTLD_LAZY) == nil }
+
+    // MARK: This machine
+
+    func testAutoFallsBackToSoftwareWithTheReasonInStatus() throws {
+        try XCTSkipUnless(noRenderNode && noCUDA, "this machine has a GPU: the fallback facts below are those of a machine without one")
+        let sway = try Self.shared!.get()
+        let w = try Wayloop([Repo.clip(Self.clip)], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), w.lastStatus)
+        XCTAssertTrue(waitForDecode(w) { $0.hasPrefix("software (") }, w.lastStatus)
+        let decode = try XCTUnwrap(w.ctlStatus().first?["decode"] as? String)
+        XCTAssertTrue(decode.contains("vaapi-copy: no VA-API device: no DRM render node in /dev/dri"), decode)
+        XCTAssertTrue(decode.contains("nvdec-copy: no CUDA device"), decode)
+        // Auto finding no device is no news: nothing on stderr at the default level.
+        XCTAssertEqual(noticeLines(w, containing: "software").count, 0, w.stderr)
+        let text = Shell.run([Repo.binary, "ctl", "status"], env: sway.env, timeout: 20)
+        XCTAssertTrue(text.stdout.contains("decode: software (vaapi-copy: no VA-API device"), text.stdout)
+    }
+
+    func testAnExplicitPathGivesOneNoticeAndPlaysInSoftware() throws {
+        try XCTSkipUnless(noRenderNode, "this machine has a render node")
+        let sway = try Self.shared!.get()
+        let w = try Wayloop(["--hwdec", "vaapi", Repo.clip(Self.clip)], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), w.lastStatus)
+        XCTAssertTrue(waitForDecode(w) { $0 == "software (vaapi-copy: no VA-API device: no DRM render node in /dev/dri)" }, w.lastStatus)
+        XCTAssertEqual(noticeLines(w, containing: "decoding in software (vaapi-copy: no VA-API device").count, 1, w.stderr)
+    }
+
+    func testBadValuesAreOneLineAndExitTwo() throws {
+        let sway = try Self.shared!.get()
+        let cases: [[String]] = [["--hwdec", "nvdec", "a.mp4"], ["--hwdec", "", "a.mp4"], ["--hwdec-device", "", "a.mp4"], ["--hwdec"],
+                                 ["thumbnail", "a.mp4", "a.png", "--hwdec", "gpu"], ["decode", "a.mp4", "--hwdec", "yes"],
+                                 ["decode", "a.mp4", "--frames", "0"], ["decode"]]
+        for args in cases {
+            let r = Shell.run([Repo.binary] + args, env: sway.env, timeout: 20)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "\(args): \(r.stderr)")
+        }
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-hwdec-config-\(getpid())").path
+        try "video = \(Repo.clip(Self.clip))\nhwdec = sometimes\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let r = Shell.run([Repo.binary, "--config", config], env: sway.env, timeout: 20)
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertEqual(r.stderr.trimmingCharacters(in: .whitespacesAndNewlines),
+                       "wayloop: error: config: \(config):2: hwdec 'sometimes' is not one of auto, no, vaapi, vaapi-copy, nvdec-copy")
+        // ctl set refuses it in ctl's words, and the running one goes on.
+        let w = try Wayloop([Repo.clip(Self.clip)], env: sway.env)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing"), w.lastStatus)
+        let set = Shell.run([Repo.binary, "ctl", "set", "*", "--hwdec", "cuda"], env: sway.env, timeout: 20)
+        XCTAssertNotEqual(set.status, 0, set.stderr)
+        XCTAssertEqual(set.stderr.split(separator: "\n").count, 1, set.stderr)
+        XCTAssertTrue(set.stderr.contains("'cuda' is not one of auto, no, vaapi, vaapi-copy, nvdec-copy"), set.stderr)
+        XCTAssertTrue(w.isRunning)
+    }
+
+    // MARK: The fake source: every fallback trigger
+
+    /// Plays the clip with `spec` faked, no loop cache (every pass decoded), and waits for pass 5.
+    private func play(_ spec: String, hwdec: String = "auto", tag: String) throws -> (Wayloop, String, Compositor) {
+        let sway = try Self.shared!.get()
+        let trace = tracePath(tag)
+        var env = sway.env
+        env["WAYLOOP_FAKE_HWDEC"] = spec
+        let w = try Wayloop(["--cache-mb", "0", "--hwdec", hwdec, "--trace-frames", trace, Repo.clip(Self.clip)], env: env)
+        XCTAssertTrue(Wait.until(timeout: 40) { TraceFile.maxPass(trace) >= 5 || !w.isRunning }, "the trace never reached pass 5: \(w.stderr)")
+        return (w, trace, sway)
+    }
+
+    func testAFakePathThatWorksPlaysItsFramesGaplessly() throws {
+        let (w, trace, sway) = try play("nvdec-copy:ok", tag: "ok")
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr); try? FileManager.default.removeItem(atPath: trace) }
+        XCTAssertTrue(waitForDecode(w) { $0 == "nvdec-copy (fake NVDEC (WAYLOOP_FAKE_HWDEC))" }, w.lastStatus)
+        checkGapless(trace, output: sway.outputs[0], passes: 0...4)
+        XCTAssertEqual(noticeLines(w, containing: "software").count, 0, w.stderr)
+    }
+
+    /// Failures at start: the path is never used (not one of its frames reaches the screen), the
+    /// clip plays in software from its first frame, and status says why.
+    func testFailuresAtStartAreNeverShownAndStatusSaysWhy() throws {
+        let rows: [(String, String, Bool)] = [
+            ("device", "nvdec-copy: the fake device refused to open (WAYLOOP_FAKE_HWDEC)", false),
+            ("check", "nvdec-copy: its pictures differ from software decoding (", true),
+            ("not-hardware", "nvdec-copy: the decoder gave software frames", false),
+            ("slow", "nvdec-copy: no frame within 2.", false),
+        ]
+        for (trigger, reason, notice) in rows {
+            let (w, trace, sway) = try play("nvdec-copy:\(trigger)", tag: trigger)
+            defer { XCTAssertEqual(w.stop(), 0, w.stderr); try? FileManager.default.removeItem(atPath: trace) }
+            XCTAssertTrue(waitForDecode(w) { $0.hasPrefix("software (vaapi-copy: not faked") && $0.contains(reason) }, "\(trigger): \(w.lastStatus)")
+            checkGapless(trace, output: sway.outputs[0], passes: 0...4)
+            // A path that exists and gives wrong pictures is news even under auto; one that is not there is not.
+            XCTAssertEqual(noticeLines(w, containing: "nvdec-copy").count, notice ? 1 : 0, "\(trigger): \(w.stderr)")
+        }
+    }
+
+    /// Failures while playing, in the middle of pass 1: the clip goes on in software from where
+    /// it was (every frame of every pass once, in order), with one notice and status saying why.
+    func testFailuresWhilePlayingMoveToSoftwareWithoutAGap() throws {
+        let rows: [(String, String)] = [
+            ("decode-error@45", "nvdec-copy failed while playing: a frame failed to decode (Invalid data found when processing input (WAYLOOP_FAKE_HWDEC))"),
+            ("pool@45", "nvdec-copy failed while playing: its surface pool ran out"),
+            ("transfer@45", "nvdec-copy failed while playing: a frame could not be copied back (Input/output error (WAYLOOP_FAKE_HWDEC))"),
+        ]
+        for (trigger, reason) in rows {
+            let (w, trace, sway) = try play("nvdec-copy:\(trigger)", hwdec: "nvdec-copy", tag: trigger)
+            defer { XCTAssertEqual(w.stop(), 0, w.stderr); try? FileManager.default.removeItem(atPath: trace) }
+            XCTAssertTrue(waitForDecode(w) { $0 == "software (\(reason))" }, "\(trigger): \(w.lastStatus)")
+            checkGapless(trace, output: sway.outputs[0], passes: 0...4)
+            XCTAssertEqual(noticeLines(w, containing: "failed while playing").count, 1, "\(trigger): \(w.stderr)")
+            let frames = try w.ctlStatus().first
+            XCTAssertEqual(frames?["frames_dropped"] as? Double, 0, "\(trigger): \(w.lastStatus)")
+        }
+    }
+
+    func testCtlSetHwdecOpensTheVideoAgainThatWay() throws {
+        let (w, trace, sway) = try play("nvdec-copy:ok", tag: "set")
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr); try? FileManager.default.removeItem(atPath: trace) }
+        XCTAssertTrue(waitForDecode(w) { $0.hasPrefix("nvdec-copy") }, w.lastStatus)
+        let set = Shell.run([Repo.binary, "ctl", "set", "*", "--hwdec", "no"], env: sway.env, timeout: 30)
+        XCTAssertEqual(set.status, 0, set.stderr)
+        XCTAssertTrue(waitForDecode(w) { $0 == "software" }, w.lastStatus)
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing"), w.lastStatus)
+        let back = Shell.run([Repo.binary, "ctl", "set", "*", "--hwdec", "nvdec-copy"], env: sway.env, timeout: 30)
+        XCTAssertEqual(back.status, 0, back.stderr)
+        XCTAssertTrue(waitForDecode(w) { $0.hasPrefix("nvdec-copy (fake NVDEC") }, w.lastStatus)
+    }
+
+    /// `wayloop decode` takes the same paths without a compositor, and says so.
+    func testDecodeReportsThePathAndTheRate() throws {
+        var env = ProcessInfo.processInfo.environment
+        env["WAYLOOP_FAKE_HWDEC"] = "nvdec-copy:decode-error@40"
+        let r = Shell.run([Repo.binary, "decode", Repo.clip(Self.clip), "--hwdec", "nvdec-copy", "--frames", "90", "--json"], env: env, timeout: 60)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.stdout)
+        XCTAssertEqual(json["frames"] as? Double, 89, r.stdout)
+        XCTAssertEqual(json["passes"] as? Double, 3, r.stdout)
+        XCTAssertEqual(json["clip_fps"] as? Double, 30, r.stdout)
+        XCTAssertTrue((json["path"] as? String)?.hasPrefix("software (nvdec-copy failed while playing") ?? false, r.stdout)
+        XCTAssertEqual(r.stderr.split(separator: "\n").filter { $0.contains("failed while playing") }.count, 1, r.stderr)
+        let missing = Shell.run([Repo.binary, "decode", "/nonexistent.mp4"], timeout: 20)
+        XCTAssertEqual(missing.status, 5, missing.stderr)
+        XCTAssertEqual(missing.stderr.split(separator: "\n").count, 1, missing.stderr)
+    }
+}
