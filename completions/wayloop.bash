@@ -3,9 +3,10 @@
 
 _wayloop_modes='fill fit stretch center tile span span-fit'
 _wayloop_transitions='none fade fade:0.5s fade:1s fade:2s'
+_wayloop_hwdecs='auto no vaapi vaapi-copy nvdec-copy'
 _wayloop_options='-o --output -i --video -m --mode --interval --loops --shuffle --no-shuffle --transition
     -c --color --dim -f --fallback --max-fps --battery-fps --scaling
-    --config --no-config --no-restore --replace --layer --name --renderer --queue-frames --cache-mb --keep-recent
+    --hwdec --hwdec-device --config --no-config --no-restore --replace --layer --name --renderer --queue-frames --cache-mb --keep-recent
     --trace-frames --no-fullscreen-pause --pause-on-battery --release-after
     --log-level -v --verbose -h --help -V --version'
 _wayloop_ctl_commands='status pause resume toggle next prev set forget snapshot reload quit subscribe'
@@ -63,6 +64,14 @@ _wayloop_add_videos() {
     done
 }
 
+# COMPREPLY += the DRM render nodes (/dev/dri/renderD*) matching $cur; a CUDA device number is typed.
+_wayloop_add_render_nodes() {
+    local f
+    for f in /dev/dri/renderD*; do
+        [[ -e $f && $f == "$cur"* ]] && COMPREPLY+=("$f")
+    done
+}
+
 _wayloop_add_words() {
     local IFS=$' \t\n'
     COMPREPLY+=($(compgen -W "$1" -- "$cur"))
@@ -98,11 +107,13 @@ _wayloop_ctl() {
         -m | --mode) _wayloop_add_words "$_wayloop_modes" ;;
         --transition) _wayloop_add_words "$_wayloop_transitions" ;;
         --scaling) _wayloop_add_words 'auto client compositor' ;;
+        --hwdec) _wayloop_add_words "$_wayloop_hwdecs" ;;
+        --hwdec-device) _wayloop_add_render_nodes ;;
         -c | --color | --dim | --interval | --loops | --max-fps | --battery-fps) ;;
         -f | --fallback) _wayloop_add_videos ;;
         *)
             if [[ $cur == -* ]]; then
-                _wayloop_add_words '-m --mode -c --color --dim -f --fallback --transition --interval --loops --shuffle --no-shuffle --max-fps --battery-fps --scaling'
+                _wayloop_add_words '-m --mode -c --color --dim -f --fallback --transition --interval --loops --shuffle --no-shuffle --max-fps --battery-fps --scaling --hwdec --hwdec-device'
             else
                 _wayloop_add_videos
             fi
@@ -122,19 +133,48 @@ _wayloop() {
         _wayloop_ctl
         return 0
     fi
-    # wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]
+    # wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F] [--hwdec H] [--hwdec-device D]
     if ((COMP_CWORD >= 2)) && [[ ${COMP_WORDS[1]} == thumbnail ]]; then
         case $prev in
         -m | --mode) _wayloop_add_words 'fill fit stretch center tile' ;;
+        --hwdec) _wayloop_add_words "$_wayloop_hwdecs" ;;
+        --hwdec-device) _wayloop_add_render_nodes ;;
         --size | --at | -c | --color | --dim) ;;
         *)
             if [[ $cur == -* ]]; then
-                _wayloop_add_words '--size --at -m --mode -c --color --dim'
+                _wayloop_add_words '--size --at -m --mode -c --color --dim --hwdec --hwdec-device'
             elif ((COMP_CWORD == 2)); then
                 _wayloop_add_videos
             else
                 local IFS=$'\n'
                 COMPREPLY+=($(compgen -f -- "$cur"))
+            fi
+            ;;
+        esac
+        return 0
+    fi
+    # wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--queue-frames N] [--cache-mb N] [--threads N]
+    #                [--json] [-v]
+    if ((COMP_CWORD >= 2)) && [[ ${COMP_WORDS[1]} == decode ]]; then
+        local decode_options='--hwdec --hwdec-device --frames --queue-frames --cache-mb --threads --json -v'
+        case $prev in
+        --hwdec) _wayloop_add_words "$_wayloop_hwdecs" ;;
+        --hwdec-device) _wayloop_add_render_nodes ;;
+        --frames | --queue-frames | --cache-mb | --threads) ;;
+        *)
+            # The video first (a word that is neither an option nor an option's value), then the options.
+            local i video=
+            for ((i = 2; i < COMP_CWORD; i++)); do
+                case ${COMP_WORDS[i]} in
+                --hwdec | --hwdec-device | --frames | --queue-frames | --cache-mb | --threads) ((i++)) ;;
+                -*) ;;
+                *) video=${COMP_WORDS[i]} ;;
+                esac
+            done
+            if [[ $cur == -* || -n $video ]]; then
+                _wayloop_add_words "$decode_options"
+            else
+                _wayloop_add_videos
             fi
             ;;
         esac
@@ -187,6 +227,14 @@ _wayloop() {
         COMPREPLY=($(compgen -f -- "$cur"))
         return 0
         ;;
+    --hwdec)
+        _wayloop_add_words "$_wayloop_hwdecs"
+        return 0
+        ;;
+    --hwdec-device)
+        _wayloop_add_render_nodes
+        return 0
+        ;;
     -c | --color | --dim | --interval | --loops | --max-fps | --battery-fps | --queue-frames | --cache-mb | --keep-recent | --release-after)
         return 0
         ;;
@@ -196,7 +244,7 @@ _wayloop() {
         _wayloop_add_words "$_wayloop_options"
         return 0
     fi
-    ((COMP_CWORD == 1)) && _wayloop_add_words 'ctl thumbnail'
+    ((COMP_CWORD == 1)) && _wayloop_add_words 'ctl thumbnail decode'
     _wayloop_add_videos
     return 0
 }

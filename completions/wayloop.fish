@@ -1,12 +1,6 @@
 # fish completion for wayloop(1) and wayloop ctl (wayloop-ctl(1)).
 # Install as $PREFIX/share/fish/vendor_completions.d/wayloop.fish.
 
-# True when the command line is `wayloop ctl ...`.
-function __wayloop_is_ctl
-    set -l tokens (commandline -opc)
-    test (count $tokens) -ge 2; and test "$tokens[2]" = ctl
-end
-
 # True when the command line is `wayloop ctl` and no ctl command yet.
 function __wayloop_ctl_needs_command
     set -l tokens (commandline -opc)
@@ -23,6 +17,38 @@ end
 function __wayloop_ctl_first_arg
     set -l tokens (commandline -opc)
     test (count $tokens) -eq 3; and test "$tokens[2]" = ctl; and contains -- $tokens[3] $argv
+end
+
+# True when the command line is `wayloop SUB ...` with SUB one of $argv (ctl, thumbnail, decode).
+function __wayloop_is
+    set -l tokens (commandline -opc)
+    test (count $tokens) -ge 2; and contains -- $tokens[2] $argv
+end
+
+# True when the command line is `wayloop SUB ...` ($argv[1]) with $argv[2] arguments before the token being completed,
+# not counting options and their values (`wayloop thumbnail VIDEO <TAB>`: thumbnail 1).
+function __wayloop_sub_args
+    set -l tokens (commandline -opc)
+    test (count $tokens) -ge 2; and test "$tokens[2]" = $argv[1]; or return 1
+    set -l n 0
+    set -l skip 0
+    for t in $tokens[3..-1]
+        if test $skip = 1
+            set skip 0
+        else if contains -- $t --size --at -m --mode -c --color --dim --hwdec --hwdec-device --frames --queue-frames --cache-mb --threads
+            set skip 1
+        else if not string match -q -- '-?*' $t
+            set n (math $n + 1)
+        end
+    end
+    test $n = $argv[2]
+end
+
+# The DRM render nodes for --hwdec-device (a CUDA device number is typed).
+function __wayloop_render_nodes
+    for f in /dev/dri/renderD*
+        printf '%s\t%s\n' $f 'DRM render node'
+    end
 end
 
 # Output names of the wayloop running on this display (none, silently, if none runs).
@@ -43,7 +69,7 @@ function __wayloop_videos
     set -l token (commandline -ct)
     set -l files (complete -C "__fish_command_without_completions $token")
     string match -r -- '^.*/$' $files
-    string match -ri -- '^[^\t]*\.(mp4|m4v|mkv|webm|mov|avi|gif|mpg|mpeg|ts|m2ts|mts|flv|wmv|ogv|3gp|y4m|apng|png|jpg|jpeg|m3u|m3u8)(\t.*)?$' $files
+    string match -ri -- '^[^\t]*\.(?:mp4|m4v|mkv|webm|mov|avi|gif|mpg|mpeg|ts|m2ts|mts|flv|wmv|ogv|3gp|y4m|apng|png|jpg|jpeg|m3u|m3u8)(?:\t.*)?$' $files
     string match -q -- '*/*' $token; and return
     set -l home $XDG_DATA_HOME
     test -n "$home"; or set home $HOME/.local/share
@@ -60,7 +86,8 @@ end
 complete -c wayloop -f
 
 # wayloop [OPTIONS] VIDEO
-set -l main 'not __wayloop_is_ctl'
+set -l main 'not __wayloop_is ctl thumbnail decode'
+set -l hwdecs 'auto\t"VA-API, then NVDEC, each once checked against software; else software" no\t"software" vaapi vaapi-copy nvdec-copy'
 complete -c wayloop -n $main -s o -l output -x -a '(__wayloop_outputs)' -d 'Apply the options after it to output NAME'
 complete -c wayloop -n $main -s i -l video -x -a '(__wayloop_videos)' -d 'The video for the current -o scope'
 complete -c wayloop -n $main -s m -l mode -x -a 'fill\t"cover the output, crop the long axis" fit\t"whole video, bars" stretch\t"ignore the aspect ratio" center\t"1:1 pixels" tile\t"1:1 pixels, repeated" span\t"one video across the outputs, filled" span-fit\t"one video across the outputs, fitted"' -d 'How the video is placed'
@@ -72,6 +99,8 @@ complete -c wayloop -n $main -l transition -x -a 'none\t"a cut on a frame bounda
 complete -c wayloop -n $main -s c -l color -x -d 'Colour of bars and borders (RRGGBB)'
 complete -c wayloop -n $main -l dim -x -d 'Darken the picture by F, 0 to 1'
 complete -c wayloop -n $main -s f -l fallback -x -a '(__wayloop_videos)' -d 'Shown when the video cannot be played: RRGGBB or a video'
+complete -c wayloop -n $main -l hwdec -x -a $hwdecs -d 'How the video is decoded'
+complete -c wayloop -n $main -l hwdec-device -x -a '(__wayloop_render_nodes)' -d 'The decoding device: a render node, or a CUDA device number'
 complete -c wayloop -n $main -l config -r -F -d 'The config file'
 complete -c wayloop -n $main -l no-config -d 'Read no config file'
 complete -c wayloop -n $main -l no-restore -d 'Start without the saved state'
@@ -95,7 +124,32 @@ complete -c wayloop -n $main -s h -l help -d 'Show the help'
 complete -c wayloop -n $main -s V -l version -d 'Show the version'
 complete -c wayloop -n '__fish_is_first_arg' -a ctl -d 'Talk to the running wayloop'
 complete -c wayloop -n '__fish_is_first_arg' -a thumbnail -d 'Write a still of a video as a PNG'
+complete -c wayloop -n '__fish_is_first_arg' -a decode -d 'Decode a video as fast as it goes and say how'
 complete -c wayloop -n $main -a '(__wayloop_videos)'
+
+# wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F] [--hwdec H] [--hwdec-device D]
+set -l thumb '__wayloop_is thumbnail'
+complete -c wayloop -n '__wayloop_sub_args thumbnail 0' -a '(__wayloop_videos)'
+complete -c wayloop -n '__wayloop_sub_args thumbnail 1' -F
+complete -c wayloop -n $thumb -l size -x -d 'The size of the output it is placed on (WxH)'
+complete -c wayloop -n $thumb -l at -x -d 'How far into the loop (0, 1.5s, 2m)'
+complete -c wayloop -n $thumb -s m -l mode -x -a 'fill fit stretch center tile' -d 'How the video is placed'
+complete -c wayloop -n $thumb -s c -l color -x -d 'Colour of bars and borders (RRGGBB)'
+complete -c wayloop -n $thumb -l dim -x -d 'Darken the picture by F, 0 to 1'
+complete -c wayloop -n $thumb -l hwdec -x -a 'auto no vaapi vaapi-copy nvdec-copy' -d 'How the frame is decoded (default no)'
+complete -c wayloop -n $thumb -l hwdec-device -x -a '(__wayloop_render_nodes)' -d 'The decoding device'
+
+# wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--queue-frames N] [--cache-mb N] [--threads N] [--json] [-v]
+set -l dec '__wayloop_is decode'
+complete -c wayloop -n '__wayloop_sub_args decode 0' -a '(__wayloop_videos)'
+complete -c wayloop -n $dec -l hwdec -x -a 'auto no vaapi vaapi-copy nvdec-copy' -d 'How the video is decoded'
+complete -c wayloop -n $dec -l hwdec-device -x -a '(__wayloop_render_nodes)' -d 'The decoding device'
+complete -c wayloop -n $dec -l frames -x -d 'Frames to decode (default 300)'
+complete -c wayloop -n $dec -l queue-frames -x -d 'Decoded frames kept ready ahead (default 8)'
+complete -c wayloop -n $dec -l cache-mb -x -d 'Loop cache budget in MiB (default 0 = off)'
+complete -c wayloop -n $dec -l threads -x -d 'Software decoding threads (default 1)'
+complete -c wayloop -n $dec -l json -d 'Print the report as JSON'
+complete -c wayloop -n $dec -s v -d 'The decoder\'s debug lines'
 
 # wayloop ctl COMMAND
 complete -c wayloop -n __wayloop_ctl_needs_command -a status -d 'State of every output'
@@ -125,6 +179,8 @@ complete -c wayloop -n $set_opts -l loops -x -d 'Passes of each video of a playl
 complete -c wayloop -n $set_opts -l max-fps -x -d 'Frames per second at most (0 = no cap)'
 complete -c wayloop -n $set_opts -l battery-fps -x -d 'Frames per second at most on battery (0 = no cap)'
 complete -c wayloop -n $set_opts -l scaling -x -a 'auto client compositor' -d 'Who scales a video smaller than its output'
+complete -c wayloop -n $set_opts -l hwdec -x -a 'auto no vaapi vaapi-copy nvdec-copy' -d 'How the video is decoded'
+complete -c wayloop -n $set_opts -l hwdec-device -x -a '(__wayloop_render_nodes)' -d 'The decoding device'
 complete -c wayloop -n $set_opts -l shuffle -d 'A playlist in random order'
 complete -c wayloop -n $set_opts -l no-shuffle -d 'A playlist in its order'
 complete -c wayloop -n $set_opts -a '(__wayloop_videos)'

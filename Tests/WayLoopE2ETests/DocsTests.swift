@@ -12,7 +12,11 @@ final class DocsTests: XCTestCase {
     static let ctlCommands: Set<String> = ["status", "pause", "resume", "toggle", "next", "prev", "set", "forget", "snapshot", "reload", "quit", "subscribe"]
     /// What `wayloop ctl set OUTPUT -<TAB>` offers.
     static let ctlSetOptions: Set<String> = ["-m", "--mode", "-c", "--color", "--dim", "-f", "--fallback",
-                                             "--transition", "--interval", "--loops", "--shuffle", "--no-shuffle", "--max-fps", "--battery-fps", "--scaling"]
+                                             "--transition", "--interval", "--loops", "--shuffle", "--no-shuffle", "--max-fps", "--battery-fps", "--scaling",
+                                             "--hwdec", "--hwdec-device"]
+    static let hwdecModes: Set<String> = ["auto", "no", "vaapi", "vaapi-copy", "nvdec-copy"]
+    /// The subcommands `wayloop <TAB>` offers besides videos.
+    static let subcommands: Set<String> = ["ctl", "thumbnail", "decode"]
 
     private var scratch = ""
 
@@ -89,6 +93,30 @@ final class DocsTests: XCTestCase {
             .components(separatedBy: CharacterSet(charactersIn: " |"))
         let ctl = Set(words.filter { !$0.isEmpty && $0.allSatisfy { $0.isLowercase && $0.isLetter } })
         return (options, ctl)
+    }
+
+    /// The options of `wayloop SUB` (thumbnail, decode) from the usage line the binary prints when
+    /// SUB has no arguments, with the long forms of -m and -c that the completions offer too.
+    private func subcommandOptions(_ sub: String) -> Set<String> {
+        let r = Shell.run([Repo.binary, sub], timeout: 10)
+        XCTAssertEqual(r.status, 2, "wayloop \(sub) with no arguments: \(r.stderr)")
+        guard let usage = matches(#"\((\#(sub) VIDEO[^)]*)\)"#, in: r.stderr, group: 1).first else {
+            XCTFail("no usage line in `wayloop \(sub)`: \(r.stderr)")
+            return []
+        }
+        var options = Set(matches(#"\[(--?[A-Za-z][a-z-]*)"#, in: usage, group: 1))
+        if options.contains("-m") { options.insert("--mode") }
+        if options.contains("-c") { options.insert("--color") }
+        return options
+    }
+
+    /// The values `--hwdec` takes, from the binary's own complaint about a bad one.
+    private func hwdecModes() -> Set<String> {
+        let r = Shell.run([Repo.binary, "decode", "x.mp4", "--hwdec", "bogus"], timeout: 10)
+        let list = matches(#"is not one of ([a-z, -]*[a-z])"#, in: r.stderr, group: 1).first ?? ""
+        let modes = Set(list.components(separatedBy: ", ").filter { !$0.isEmpty })
+        XCTAssertEqual(modes, Self.hwdecModes, "the --hwdec values the binary lists: \(r.stderr)")
+        return modes
     }
 
     // MARK: (a) the pages build and render
@@ -275,17 +303,40 @@ final class DocsTests: XCTestCase {
         XCTAssertEqual(got[8], ["tile"])
         XCTAssertEqual(got[9], ["*"], "no wayloop runs: only '*'")
 
+        // --hwdec and --hwdec-device (main, ctl set, thumbnail, decode), and the subcommands.
+        let h = bash([["wayloop", "--hwdec", ""], ["wayloop", "ctl", "set", "*", "--hwdec", ""],
+                      ["wayloop", "thumbnail", "x.mp4", "y.png", "--hwdec", ""], ["wayloop", "decode", "x.mp4", "--hwdec", ""],
+                      ["wayloop", "thumbnail", "x.mp4", "y.png", "-"], ["wayloop", "decode", "-"], ["wayloop", "decode", "x.mp4", ""],
+                      ["wayloop", "decode", "--hwdec", "no", "x.mp4", "--frames", ""],
+                      ["wayloop", "--hwdec-device", ""], ["wayloop", "decode", "x.mp4", "--hwdec-device", ""], ["wayloop", ""]])
+        XCTAssertEqual(h.stderr, "")
+        let hw = replies(h)
+        XCTAssertEqual(hw.count, 11, h.stdout)
+        guard hw.count == 11 else { return }
+        for i in 0..<4 { XCTAssertEqual(hw[i], hwdecModes(), "--hwdec <TAB> (\(i))") }
+        XCTAssertEqual(hw[4], subcommandOptions("thumbnail"), "wayloop thumbnail VIDEO FILE -<TAB>")
+        XCTAssertEqual(hw[5], subcommandOptions("decode"), "wayloop decode -<TAB>")
+        XCTAssertEqual(hw[6], subcommandOptions("decode"), "wayloop decode VIDEO <TAB>: its options")
+        XCTAssertEqual(hw[7], [], "wayloop decode ... --frames <TAB>: a number")
+        for i in 8...9 { XCTAssertTrue(hw[i].allSatisfy { $0.hasPrefix("/dev/dri/renderD") }, "--hwdec-device <TAB>: \(hw[i])") }
+        XCTAssertTrue(hw[10].isSuperset(of: Self.subcommands), "wayloop <TAB>: \(hw[10])")
+
         // Video files and names from the data directory.
         let data = scratch + "/data/wayloop"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         for f in ["ocean.mp4", "rain.webm"] { FileManager.default.createFile(atPath: data + "/" + f, contents: Data()) }
         for f in ["a.mkv", "b.txt", "c.MP4"] { FileManager.default.createFile(atPath: scratch + "/" + f, contents: Data()) }
-        let v = bash([["wayloop", "oc"], ["wayloop", scratch + "/"]])
+        let v = bash([["wayloop", "oc"], ["wayloop", scratch + "/"], ["wayloop", "decode", "oc"], ["wayloop", "decode", "--json", scratch + "/"]])
         XCTAssertEqual(v.stderr, "")
         let vids = replies(v)
-        XCTAssertEqual(vids.first, ["ocean"], v.stdout)
-        let files = (vids.last ?? []).filter { !$0.hasSuffix("/") && !$0.hasSuffix("data") && !$0.hasSuffix("nodata") }
-        XCTAssertEqual(files.sorted(), [scratch + "/a.mkv", scratch + "/c.MP4"], "video files only: \(v.stdout.debugDescription)")
+        XCTAssertEqual(vids.count, 4, v.stdout)
+        guard vids.count == 4 else { return }
+        XCTAssertEqual(vids[0], ["ocean"], v.stdout)
+        XCTAssertEqual(vids[2], ["ocean"], "wayloop decode oc<TAB>: \(v.stdout)")
+        for i in [1, 3] {
+            let files = vids[i].filter { !$0.hasSuffix("/") && !$0.hasSuffix("data") && !$0.hasSuffix("nodata") }
+            XCTAssertEqual(files.sorted(), [scratch + "/a.mkv", scratch + "/c.MP4"], "video files only: \(v.stdout.debugDescription)")
+        }
 
         // Output names from the running instance.
         let fake = try fakeInstance()
@@ -315,7 +366,10 @@ final class DocsTests: XCTestCase {
 
     func testFishCompletion() throws {
         let r = fish(["wayloop -", "wayloop -m ", "wayloop --renderer ", "wayloop --log-level ", "wayloop ctl ",
-                      "wayloop ctl status -", "wayloop ctl subscribe -", "wayloop ctl set DP-1 -", "wayloop -o "])
+                      "wayloop ctl status -", "wayloop ctl subscribe -", "wayloop ctl set DP-1 -", "wayloop -o ",
+                      "wayloop --hwdec ", "wayloop ctl set DP-1 --hwdec ", "wayloop thumbnail x.mp4 y.png --hwdec ",
+                      "wayloop decode x.mp4 --hwdec ", "wayloop thumbnail x.mp4 y.png -", "wayloop decode -",
+                      "wayloop decode --json -", "wayloop --hwdec-device ", "wayloop decode x.mp4 --hwdec-device ", "wayloop "])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stderr, "", "fish printed errors")
         let got = fishReplies(r)
@@ -330,6 +384,16 @@ final class DocsTests: XCTestCase {
         XCTAssertEqual(got["wayloop ctl subscribe -"], ["--waybar"])
         XCTAssertEqual(got["wayloop ctl set DP-1 -"], Self.ctlSetOptions)
         XCTAssertEqual(got["wayloop -o "], ["*"], "no wayloop runs: only '*'")
+        for l in ["wayloop --hwdec ", "wayloop ctl set DP-1 --hwdec ", "wayloop thumbnail x.mp4 y.png --hwdec ", "wayloop decode x.mp4 --hwdec "] {
+            XCTAssertEqual(got[l], hwdecModes(), l)
+        }
+        XCTAssertEqual(got["wayloop thumbnail x.mp4 y.png -"], subcommandOptions("thumbnail"))
+        XCTAssertEqual(got["wayloop decode -"], subcommandOptions("decode"))
+        XCTAssertEqual(got["wayloop decode --json -"], subcommandOptions("decode"))
+        for l in ["wayloop --hwdec-device ", "wayloop decode x.mp4 --hwdec-device "] {
+            XCTAssertTrue((got[l] ?? []).allSatisfy { $0.hasPrefix("/dev/dri/renderD") }, "\(l): \(got[l] ?? [])")
+        }
+        XCTAssertTrue((got["wayloop "] ?? []).isSuperset(of: Self.subcommands), "wayloop <TAB>: \(got["wayloop "] ?? [])")
 
         let fake = try fakeInstance()
         defer { stop(fake) }
@@ -397,6 +461,18 @@ final class DocsTests: XCTestCase {
         XCTAssertEqual(missing.sorted(), [], "wayloop -<TAB> in zsh lacks options of --help")
         XCTAssertTrue(try zshComplete("wayloop ctl status -").contains("wayloop ctl status --json"))
         XCTAssertTrue(try zshComplete("wayloop ctl subscribe -").contains("wayloop ctl subscribe --waybar"))
+        let hwdecs = zshWords(try zshComplete("wayloop --hwdec "), after: "wayloop --hwdec ")
+        XCTAssertTrue(hwdecs.isSuperset(of: hwdecModes()), "wayloop --hwdec <TAB> in zsh: \(hwdecs.sorted())")
+        let setHwdecs = zshWords(try zshComplete("wayloop ctl set DP-1 --hwdec "), after: "wayloop ctl set DP-1 --hwdec ")
+        XCTAssertTrue(setHwdecs.isSuperset(of: hwdecModes()), "wayloop ctl set DP-1 --hwdec <TAB> in zsh: \(setHwdecs.sorted())")
+        let first = zshWords(try zshComplete("wayloop "), after: "wayloop ")
+        XCTAssertTrue(first.isSuperset(of: Self.subcommands), "wayloop <TAB> in zsh: \(first.sorted())")
+        for (sub, line) in [("thumbnail", "wayloop thumbnail x.mp4 y.png -"), ("decode", "wayloop decode x.mp4 -")] {
+            let got = zshWords(try zshComplete(line), after: line)
+            let lacking = subcommandOptions(sub).subtracting(got)
+            XCTAssertEqual(lacking.sorted(), [], "\(line)<TAB> in zsh lacks options of `wayloop \(sub)`: \(got.sorted())")
+            XCTAssertFalse(got.contains("--renderer"), "\(line)<TAB> in zsh offers wayloop's own options")
+        }
 
         let fake = try fakeInstance()
         defer { stop(fake) }
