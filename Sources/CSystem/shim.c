@@ -5,6 +5,7 @@
 #endif
 #include <fcntl.h>
 #include <malloc.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -19,6 +20,12 @@
 int csys_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
 int csys_malloc_trim(void) { return malloc_trim(0); }
+
+int csys_cpus_allowed(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
 
 int csys_peer_credentials(int fd, unsigned int *uid, int *pid) {
     struct ucred cred;

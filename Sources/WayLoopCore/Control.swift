@@ -384,6 +384,10 @@ public struct OutputStatus: Equatable, Sendable {
     /// How the video is decoded and why: "nvdec-copy (CUDA 0: NVIDIA H200)", "software (no
     /// VA-API device: no DRM render node in /dev/dri; nvdec-copy: no CUDA device: ...)".
     public var decode: String?
+    /// Frames per second reaching the screen lately (nil: too few to say: paused, hidden).
+    public var shownFps: Double?
+    /// `decoding behind: 19 of 30 fps` while decoding cannot keep the clip's rate.
+    public var pace: String?
     /// Where in its playlist the output is, when it plays one.
     public var playlist: PlaylistStatus?
     /// The frame-rate cap it draws at now (`--max-fps`, or `--battery-fps` on battery; nil: none).
@@ -434,6 +438,8 @@ public struct OutputStatus: Equatable, Sendable {
                   renderer: json["renderer"]?.string, decoder: json["decoder"]?.string, maxFps: json["max_fps"]?.number,
                   damaged: json["damaged"]?.number)
         decode = json["decode"]?.string
+        shownFps = json["shown_fps"]?.number
+        pace = json["pace"]?.string
         playlist = json["playlist"].flatMap(PlaylistStatus.init(json:))
         costs = json["costs"].flatMap(FrameCosts.init(json:))
     }
@@ -449,6 +455,8 @@ public struct OutputStatus: Equatable, Sendable {
         if let renderer { pairs.append(("renderer", .string(renderer))) }
         if let decoder { pairs.append(("decoder", .string(decoder))) }
         if let decode { pairs.append(("decode", .string(decode))) }
+        if let shownFps { pairs.append(("shown_fps", .number((shownFps * 10).rounded() / 10))) }
+        if let pace { pairs.append(("pace", .string(pace))) }
         if let playlist { pairs.append(("playlist", playlist.json)) }
         if let maxFps { pairs.append(("max_fps", .number(maxFps))) }
         if let damaged { pairs.append(("damaged", .number((damaged * 1000).rounded() / 1000))) }
@@ -467,6 +475,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let p = playlist { s += ", \(p.line)" }
         if let maxFps { s += ", at most \(FrameCap.text(maxFps)) fps" }
         if let renderer { s += " [\(renderer)]" }
+        if let pace { s += ", \(pace)" }
         if let decode { s += ", decode: \(decode)" }
         return s
     }
@@ -573,7 +582,8 @@ public enum Waybar {
         for o in outputs { if let v = o.video, !videos.contains(v) { videos.append(v) } }
         let text = videos.count == 1 ? title(videos[0]) : videos.isEmpty ? "" : "\(videos.count) videos"
         let tooltip = outputs.map { o in
-            "\(o.name): \(o.state)" + (o.video.map { " - " + title($0) } ?? "") + (o.decode.map { " (decode: \($0))" } ?? "")
+            "\(o.name): \(o.state)" + (o.video.map { " - " + title($0) } ?? "") + (o.pace.map { ", \($0)" } ?? "")
+                + (o.decode.map { " (decode: \($0))" } ?? "")
         }
         return .object([("text", .string(markup(LineText.escaped(text)))),
                         ("tooltip", .string(markup(tooltip.map(LineText.escaped).joined(separator: "\n")))),

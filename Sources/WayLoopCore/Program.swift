@@ -28,8 +28,11 @@ public enum Help {
                        | quit | subscribe [--waybar] | forget [OUTPUT] | snapshot [OUTPUT] FILE.png
                        | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB]
                        [--dim F] [-f FB] [--transition T] [--interval D] [--loops N] [--shuffle]
-           wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F] [--hwdec H]
-           wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--json]
+                       [--max-fps N] [--battery-fps N] [--scaling S] [--hwdec H] [--hwdec-device D]
+           wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]
+                       [--hwdec H] [--hwdec-device D]
+           wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--queue-frames N]
+                       [--cache-mb N] [--threads N] [--json] [-v]
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
     compositor with wlr-layer-shell (tested: sway, phoc, KDE Plasma's kwin; documented to

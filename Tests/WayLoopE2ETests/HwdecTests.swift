@@ -198,4 +198,41 @@ final class HwdecTests: XCTestCase {
         XCTAssertEqual(missing.status, 5, missing.stderr)
         XCTAssertEqual(missing.stderr.split(separator: "\n").count, 1, missing.stderr)
     }
+
+    // MARK: Software decoding that falls behind
+
+    /// A 4K60 HEVC Main10 clip on one core decodes slower than its rate: the video keeps its
+    /// speed (frames that would be late are left out and counted as dropped), and status says
+    /// so. What is asserted is WayLoop's clock: media time moves with wall time from commit to
+    /// commit (a hold longer than 300 ms, the whole process starved by the machine, is left out).
+    func testDecodingBehindKeepsTheClipsSpeedAndSaysSo() throws {
+        let sway = try Self.shared!.get()
+        let trace = tracePath("behind")
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        let w = try Wayloop(["-c", "0", Repo.binary, "--renderer", "shm", "--cache-mb", "0", "--trace-frames", trace,
+                             Repo.clip("hevc10-2160p60.mp4")], env: sway.env, binary: "/usr/bin/taskset", inheritRenderer: false)
+        defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
+        XCTAssertTrue(Wait.until(timeout: 60) { TraceFile.maxPass(trace) >= 4 || !w.isRunning }, "the trace never reached pass 4: \(w.stderr)")
+        let recs = TraceFile.records(trace).filter { $0.output == sway.outputs[0] && $0.pass >= 1 }
+        var media: Int64 = 0, wall: Int64 = 0
+        for (a, b) in zip(recs, recs.dropFirst()) where b.commit - a.commit < 300_000_000 {
+            media += b.media - a.media
+            wall += b.commit - a.commit
+        }
+        XCTAssertGreaterThan(wall, 2_000_000_000, "too little of the trace to judge: \(recs.count) commits")
+        let speed = Double(media) / Double(max(wall, 1))
+        print("4K60 HEVC Main10 on one core: \(recs.count) commits in passes 1-4, media time moved \(String(format: "%.3f", speed))x wall time")
+        XCTAssertTrue((0.85...1.15).contains(speed), "the video ran at \(speed)x its speed")
+        let out = try XCTUnwrap(Ctl.status(env: sway.env).first)
+        let shown = out["shown_fps"] as? Double, dropped = out["frames_dropped"] as? Double ?? 0
+        print("status: shown_fps \(shown.map { String($0) } ?? "-"), frames_dropped \(dropped), pace \(out["pace"] as? String ?? "-")")
+        if let shown, shown < 54 {
+            // Slower than the clip's rate: said, with the rate reached, and the frames left out counted.
+            XCTAssertEqual(out["pace"] as? String, "decoding behind: \(Int(shown.rounded())) of 60 fps", Ctl.describe([out]))
+            XCTAssertGreaterThan(dropped, 0, Ctl.describe([out]))
+        } else {
+            XCTAssertNil(out["pace"], "keeping up, yet status says \(Ctl.describe([out]))")
+        }
+    }
 }
+

@@ -10,6 +10,8 @@
 /* mallopt(M_MMAP_THRESHOLD, bytes): large blocks always through mmap, so freeing returns them. */
 int csys_set_mmap_threshold(int bytes);
 
+/* The processors this process may run on (sched_getaffinity: taskset and cpusets count); 0 if unknown. */
+int csys_cpus_allowed(void);
 /* malloc_trim(0): hand freed heap back to the system. */
 int csys_malloc_trim(void);
 

@@ -279,6 +279,9 @@ final class Requests: ControlServerDelegate {
                                 decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: app.playlistStatus(h),
                                 maxFps: h.cap, damaged: h.sink?.damaged.share, costs: Self.costs(v, h.sink))
             status.decode = v?.decodePath
+            let now = Sys.now()
+            status.shownFps = v?.shownFps(now: now)
+            status.pace = v?.pace(now: now)
             return status
         }
     }

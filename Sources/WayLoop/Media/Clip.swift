@@ -44,6 +44,20 @@ final class Clip {
         return c
     }
     private(set) var dropped = 0
+    /// Frames a pass has (the highest index seen in a finished pass, plus one).
+    private var passFrames: Int?
+    /// When frames reached the screen lately, for the rate status reports.
+    private var shownRate = ShownRate()
+
+    /// `decoding behind: 19 of 30 fps` while decoding cannot keep the clip's rate (nil otherwise).
+    func pace(now: Nanos) -> String? {
+        guard let info, !isReleased else { return nil }
+        return DecodeHealth.behind(shownFps: shownRate.fps(now: now), clipFps: info.frameRate,
+                                   decoderBehind: channel.decoderBehind, capped: frameCap != nil)
+    }
+
+    /// Frames per second reaching the screen lately (nil: too few to say).
+    func shownFps(now: Nanos) -> Double? { shownRate.fps(now: now) }
     private var lastAdvance: Nanos = -1
     private var anchored = false
 
@@ -169,6 +183,7 @@ final class Clip {
         channel.outputs = outputs
         thread = Decoder.start(path: path, channel: channel, log: log)
         clock = PlaybackClock()
+        shownRate.reset()
         anchored = false
         isReleased = false
         lastDrawn = Sys.now()
@@ -204,12 +219,9 @@ final class Clip {
         }
         let next: StampedFrame<FrameHandle>?
         if let media = clock.mediaTime(at: now) {
+            channel.screenMedia = media
             let (f, d) = channel.takeDue(at: media)
-            // Under a cap on every output, the frames between slots are skipped on purpose.
-            if d > 0 && frameCap == nil {
-                log.trace("dropped \(d) late frame(s)")
-                dropped += d
-            }
+            if d > 0 && frameCap == nil { log.trace("dropped \(d) late frame(s)") }
             next = f
         } else {
             next = channel.takeNext()
@@ -218,7 +230,14 @@ final class Clip {
         guard let next else { return false }
         let previous = serial
         serial = FrameSerials.next()
+        shownRate.shown(at: now)
         if let old = current {
+            // Every source frame the screen skipped (late, or left out by a decoder behind) is a
+            // drop; under a cap on every output, the frames between slots are skipped on purpose.
+            if next.pass > old.pass { passFrames = max(passFrames ?? 0, old.index + 1) }
+            if frameCap == nil {
+                dropped += LateFrames.between(previous: (old.pass, old.index), next: (next.pass, next.index), passFrames: passFrames)
+            }
             damage.record(serial: serial, previous: previous, mask: changed(old.payload.frame, next.payload.frame))
             channel.release(old.payload)
         } else {

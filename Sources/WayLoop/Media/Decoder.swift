@@ -58,6 +58,19 @@ final class Decoder {
     private let downloads = DownloadPool()
     /// Frames the hardware path has given (the fake source's triggers count them).
     private var hwFrames = 0
+    /// Keeping up (DecodeThreads, LateFrames): the frame threads now, a change waiting for the
+    /// next key frame, the wall time per frame lately (waits for room in the queue left out),
+    /// frames since the last change, and a key packet held while the codec drains for a change.
+    private lazy var threadsNow = channel.decoderThreads
+    private var pendingThreads: Int?
+    /// The most frame threads this clip was behind with.
+    private var tooSlowThreads = 0
+    private var busy: Nanos = 0
+    private var framesSinceChange = 0
+    private var heldKey: UnsafeMutablePointer<AVPacket>?
+    private var reopening = false
+    /// Frames may be left out for being late (not while the loop cache is filled: it keeps a whole pass).
+    private var lateSkipAllowed = false
     private var hwFailure: HwdecFailure?
     private var lastFedPts: Int64?
     private var resumeAfterPts: Int64?
@@ -147,7 +160,7 @@ final class Decoder {
         guard rc >= 0 else { throw .decodeFailed(path, reason: AVError.text(rc)) }
         ctx.pointee.pkt_timebase = timeBase
         // Frame threads: the render device's hint (DecoderHints, measured per device).
-        ctx.pointee.thread_count = Int32(channel.decoderThreads)
+        ctx.pointee.thread_count = Int32(threadsNow)
         ctx.pointee.lowres = Int32(n)
         hwDevice?.attach(to: ctx, extraFrames: HwdecPool.extraFrames(copying: true, queued: 0, held: 0))
         guard avcodec_open2(ctx, decoder, nil) >= 0 else {
@@ -224,6 +237,8 @@ final class Decoder {
             followSkipCap(caching ? nil : channel.skipCap)
             guard let frame = channel.obtainFrame() else { throw .decodeFailed(path, reason: "out of memory") }
             let started = Sys.threadCPU()
+            let wallStart = Sys.now()
+            lateSkipAllowed = !caching
             let step = nextFrame(into: frame)
             if let why = hwFailure {
                 hwFailure = nil
@@ -246,6 +261,7 @@ final class Decoder {
                 lastFedPts = decoded.pointee.best_effort_timestamp == avx_nopts() ? lastFedPts : decoded.pointee.best_effort_timestamp
                 guard let ready = convertIfNeeded(decoded) else { continue }
                 channel.addDecodeCost(Sys.threadCPU() - started)
+                followPace(busy: Sys.now() - wallStart)
                 let pts = ready.pointee.best_effort_timestamp
                 let ptsNs: Nanos? = pts == avx_nopts() ? nil : rescale(pts)
                 let own = rescale(avx_frame_duration(ready))
@@ -368,9 +384,16 @@ final class Decoder {
         if let cap = skipCap, let t = stamper.mediaTime(ofPts: pts) {
             wanted = FrameCap.wanted(t, frameDuration: nominalDuration, cap: cap)
         }
+        // Behind with every thread it may have: frames that would reach the screen late are left out.
+        var late = false
+        if wanted, lateSkipAllowed, isBehind, let t = stamper.mediaTime(ofPts: pts),
+           !LateFrames.wanted(t, screen: channel.screenMedia, busy: busy, queued: channel.queuedFrameCount) {
+            wanted = false
+            late = true
+        }
         let duration = rescale(p.pointee.duration)
         passFrames.packet(pts: pts, duration: duration > 0 ? duration : nominalDuration, skipped: !wanted)
-        guard skipCap != nil, let codec else { return false }
+        guard skipCap != nil || late || codec?.pointee.skip_frame == AVDISCARD_NONREF, let codec else { return false }
         if intraOnly { return !wanted }
         codec.pointee.skip_frame = wanted ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
         return false
@@ -385,6 +408,14 @@ final class Decoder {
         while true {
             let r = avcodec_receive_frame(codec, frame)
             if r == 0 { return .frame }
+            if r == avx_error_eof() && reopening {
+                // Drained for new frame threads: reopen, and go on from the key packet held.
+                reopening = false
+                applyThreads()
+                if let key = heldKey, let c = self.codec { _ = avcodec_send_packet(c, key) }
+                av_packet_free(&heldKey)
+                return nextFrame(into: frame)
+            }
             if r == avx_error_eof() { return .endOfPass }
             if r != avx_error_eagain() {
                 noteError(r, "a frame failed to decode")
@@ -402,6 +433,13 @@ final class Decoder {
             }
             defer { av_packet_unref(packet) }
             if packet.pointee.stream_index != streamIndex || skipsPacket(packet) { continue }
+            if pendingThreads != nil && packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+                // New frame threads from this key frame on: drain the frames before it first.
+                heldKey = av_packet_clone(packet)
+                avcodec_send_packet(codec, nil)
+                reopening = true
+                continue
+            }
             let s = avcodec_send_packet(codec, packet)
             if s < 0 && s != avx_error_eagain() {
                 noteError(s, "skipped a corrupt packet")
@@ -460,7 +498,11 @@ final class Decoder {
             log.debug("cannot seek back (\(AVError.text(rc))): reopening")
             try reopen()
         }
-        if try !followLowres(atPassStart: true) { avcodec_flush_buffers(codec) }
+        if pendingThreads != nil {
+            applyThreads()
+        } else if try !followLowres(atPassStart: true) {
+            avcodec_flush_buffers(codec)
+        }
         draining = false
     }
 
@@ -502,6 +544,48 @@ final class Decoder {
         channel.recycle(FrameHandle(frame: frame))
         if !ok { channel.recycle(FrameHandle(frame: out)); return nil }
         return out
+    }
+}
+
+// MARK: Keeping up
+
+extension Decoder {
+    /// Behind: slower than a frame's duration per frame, and no thread left to add.
+    fileprivate var isBehind: Bool {
+        busy > Nanos(Double(nominalDuration) * DecodeThreads.behindShare) && pendingThreads == nil
+            && (threadsNow >= max(channel.decoderThreads, Sys.cores) || hwDevice != nil)
+    }
+
+    /// Notes one frame's wall time and decides on frame threads (software decoding only).
+    fileprivate func followPace(busy b: Nanos) {
+        busy = busy == 0 ? b : (busy * 7 + b) / 8
+        framesSinceChange += 1
+        channel.decoderBehind = isBehind
+        guard hwDevice == nil, pendingThreads == nil, framesSinceChange >= 30 else { return }
+        guard let n = DecodeThreads.next(current: threadsNow, base: channel.decoderThreads, busy: busy, frame: nominalDuration,
+                                         cores: Sys.cores, tooSlow: tooSlowThreads) else { return }
+        if n > threadsNow { tooSlowThreads = max(tooSlowThreads, threadsNow) }
+        pendingThreads = n
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let ms = { (n: Nanos) in Double(n / 100_000) / 10 }
+        log.debug("'\(name)': \(ms(busy)) ms of a \(ms(nominalDuration)) ms frame: \(n) frame threads from the next key frame (\(threadsNow) now)")
+    }
+
+    /// Opens the codec again with the frame threads decided (at a key frame, or a pass start).
+    fileprivate func applyThreads() {
+        guard let n = pendingThreads else { return }
+        pendingThreads = nil
+        guard let codec, let decoder = codec.pointee.codec, let format,
+              let par = format.pointee.streams[Int(streamIndex)]?.pointee.codecpar else { return }
+        let was = threadsNow
+        threadsNow = n
+        do { try openCodec(decoder, par, lowres: lowres) } catch {
+            threadsNow = was
+            log.debug("cannot reopen the codec with \(n) threads: \(error)")
+            return
+        }
+        busy = 0
+        framesSinceChange = 0
     }
 }
 

@@ -108,6 +108,19 @@ final class FrameChannel: @unchecked Sendable {
         get { lock.withLock { _decodePath } }
         set { lock.withLock { _decodePath = newValue } }
     }
+    /// The media time on screen (the main thread's clock), which the decoder leaves out late
+    /// frames against; nil until playing.
+    private var _screenMedia: Nanos?
+    var screenMedia: Nanos? {
+        get { lock.withLock { _screenMedia } }
+        set { lock.withLock { _screenMedia = newValue } }
+    }
+    /// The decoder takes longer than a frame's duration per frame with every thread it may have.
+    private var _decoderBehind = false
+    var decoderBehind: Bool {
+        get { lock.withLock { _decoderBehind } }
+        set { lock.withLock { _decoderBehind = newValue } }
+    }
     /// What the start-up check cost (wall seconds), when one ran.
     private var _checkSeconds: Double?
     var checkSeconds: Double? {

@@ -1,5 +1,6 @@
 // Small wrappers over libc: the monotonic clock, stderr, errno text, an eventfd and a
 // condition lock. Everything here is safe to call from any thread.
+import CSystem
 import CWayland
 import Glibc
 import WayLoopCore
@@ -11,6 +12,12 @@ enum Sys {
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Nanos(ts.tv_sec) * .nanosPerSecond + Nanos(ts.tv_nsec)
     }
+
+    /// Processors online (the most frame threads a decoder may take).
+    static let cores: Int = {
+        let allowed = Int(csys_cpus_allowed())
+        return max(1, allowed > 0 ? allowed : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }()
 
     /// CPU time the calling thread has used (the frame path's cost counters).
     static func threadCPU() -> Nanos {
