@@ -60,7 +60,7 @@ def main():
     except ValueError:
         out["probe"] = probe
     out["wayloop_version"] = run([WAYLOOP, "--version"])
-    clips = sorted(f for f in os.listdir(CLIPS) if not f.endswith("-1s.mp4"))
+    clips = sorted(f for f in os.listdir(CLIPS) if not f.endswith("-1s.mp4") and "corrupt" not in f)
 
     out["thumbnails"] = {}
     for clip in clips:
@@ -102,6 +102,12 @@ def main():
         except ValueError:
             pass
         out["pool"][frames] = r
+
+    # A clip with a damaged packet in the middle (scripts/make-clips' corrupt-middle.mp4): what
+    # NVDEC does with it, and whether the clip goes on (in software, with one notice, if it fails).
+    corrupt = os.path.join(CLIPS, "corrupt-middle.mp4")
+    if os.path.exists(corrupt):
+        out["corrupt"] = run([WAYLOOP, "decode", corrupt, "--hwdec", "nvdec-copy", "--frames", "200", "--json", "-v"])
 
     # A device that is not there: one notice, software, the clip still decodes.
     out["bad_device"] = run([WAYLOOP, "decode", short, "--hwdec", "nvdec-copy", "--hwdec-device", "7", "--frames", "60", "--json"])
