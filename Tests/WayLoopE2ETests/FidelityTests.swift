@@ -518,16 +518,18 @@ final class FidelityTests: XCTestCase {
     }
 
     /// anim.gif: red, green, blue, white held 200, 500, 300, 1000 ms, looping. The trace shows the
-    /// four frames in order, pass after pass, each held for its delay.
+    /// four frames in order, pass after pass, each stamped with its delay and committed when it
+    /// was due.
     ///
-    /// A hold on screen is presented(next) - presented(this) = WayLoop's commit spacing + the
-    /// change in the compositor's latency (presented - commit). sway 1.7's headless backend never
-    /// answers wp_presentation, so `presented` is the frame-callback time, and that latency wanders
-    /// with the load: measured here (4 runs of this GIF, 2 cores, llvmpipe, load 4-7 from other
-    /// work), steady-state holds were off by 1 to 66 ms while the commit spacing was within 3 ms of
-    /// the delays. So each hold may be off by one refresh (16.7 ms) plus that very frame's latency
-    /// change, measured from the trace itself (a change above 100 ms fails: nothing can be said);
-    /// and the commit spacing, WayLoop's own part, must be within one refresh of the delay.
+    /// A hold on screen is presented(next) − presented(this): WayLoop's commit spacing plus the
+    /// change in the compositor's latency (presented − commit). sway 1.7's headless backend never
+    /// answers wp_presentation, so `presented` is the frame callback's arrival, and that latency
+    /// wanders with the machine's load (on 2 loaded cores steady-state holds were off by 1 to
+    /// 66 ms, and a fresh machine's run saw the latency change by 136 ms from one frame to the
+    /// next, while WayLoop's commits kept within 3 ms of the delays). So what is checked is
+    /// WayLoop's part (Pacing): each delay as the frame's media time, each commit no earlier than
+    /// the frame was due and no later than a refresh and 3 ms after it was due and the compositor had
+    /// released the frame before it; the holds on screen and the compositor's latency are printed.
     func testAnimatedGIFFramesAndDelays() throws {
         let gif = try clip("anim.gif")
         XCTAssertEqual(gif.timing.map(\.duration), [200, 500, 300, 1000], "anim.gif delays per ffprobe")
@@ -539,29 +541,27 @@ final class FidelityTests: XCTestCase {
         show.frame = 3
         try play("gif", [show, nil, nil], trace: trace) { _, outputs in
             let out = outputs[0]
-            // two full passes and the start of a third
-            let done = Wait.until(timeout: 8) { TraceFile.records(trace).contains { $0.output == out && $0.pass >= 2 } }
+            // two full passes and the start of a third (4 s; a bound for a hang, not a speed)
+            let done = Wait.until(timeout: 40) { TraceFile.records(trace).contains { $0.output == out && $0.pass >= 2 } }
             let recs = TraceFile.records(trace).filter { $0.output == out }
-            XCTAssertTrue(done, "the trace did not reach pass 2 in 8 s: \(recs.map { "\($0.pass).\($0.index)" })")
+            XCTAssertTrue(done, "the trace did not reach pass 2 in 40 s: \(recs.map { "\($0.pass).\($0.index)" })")
             var want: [[Int]] = []
             for p in 0...2 { for i in 0..<4 { want.append([p, i]) } }
             XCTAssertEqual(Array(recs.map { [$0.pass, $0.index] }.prefix(9)), Array(want.prefix(9)), "frames in the trace")
-            let refresh = 16_666_667.0
+            let pacing = Pacing(Array(recs.prefix(9)), tolerance: Pacing.tolerance)
             var holds: [String] = []
-            for k in 0..<max(0, recs.count - 1) where recs[k].pass <= 1 {
-                let (a, b) = (recs[k], recs[k + 1])
-                let delay = Double(gif.timing[a.index].duration) * 1e6
-                let held = Double(b.presented - a.presented), spacing = Double(b.commit - a.commit)
-                let latencyChange = abs(Double(b.presented - b.commit) - Double(a.presented - a.commit))
-                holds.append("\(a.pass).\(a.index): held \(Int(held / 1e6)) committed \(Int(spacing / 1e6)) ms")
-                let frame = "frame \(a.index) of pass \(a.pass) (delay \(Int(delay / 1e6)) ms)"
-                XCTAssertLessThanOrEqual(abs(spacing - delay), refresh,
-                                         "\(frame): the next frame was committed \(spacing / 1e6) ms later")
-                XCTAssertLessThan(latencyChange, 100e6, "\(frame): the compositor's latency changed by \(latencyChange / 1e6) ms")
-                XCTAssertLessThanOrEqual(abs(held - delay), refresh + latencyChange,
-                                         "\(frame): held \(held / 1e6) ms on screen (latency change \(latencyChange / 1e6) ms)")
+            for h in pacing.holds {
+                let delay = Int64(gif.timing[h.a.index].duration) * 1_000_000
+                let frame = "frame \(h.a.index) of pass \(h.a.pass) (delay \(delay / 1_000_000) ms)"
+                holds.append("\(h.a.pass).\(h.a.index): held \((h.b.presented - h.a.presented) / 1_000_000) "
+                             + "committed \((h.b.commit - h.a.commit) / 1_000_000) ms, latency \(h.latencies.0 / 1_000_000) → \(h.latencies.1 / 1_000_000) ms")
+                XCTAssertFalse(h.newClock, "\(frame): the clock started over at \(h.label)")
+                XCTAssertEqual(h.delay, delay, accuracy: 1_000_000, "\(frame): the next frame's media time")
+                XCTAssertLessThanOrEqual(h.early, 0, "\(frame): the next frame was committed \(Double(h.early) / 1e6) ms before it was due")
+                XCTAssertLessThanOrEqual(h.late, Pacing.tolerance, "\(frame): the next frame was committed \(Double(h.late) / 1e6) ms after it was due "
+                                         + "and the compositor had released this one (latency \(h.latencies.0 / 1_000_000) ms)")
             }
-            print("fidelity: gif holds \(holds)")
+            print("fidelity: gif holds \(holds); \(pacing.latencyReport)")
         }
     }
 }

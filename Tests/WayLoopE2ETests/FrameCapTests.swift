@@ -34,21 +34,48 @@ final class FrameCapTests: XCTestCase {
         TraceFile.records(trace).filter { $0.output == output && passes.contains($0.pass) }
     }
 
+    /// The holds between commits of passes `passes` (Pacing over the output's whole trace).
+    private func holds(_ trace: String, output: String, passes: ClosedRange<Int>) -> [Pacing.Hold] {
+        Pacing(TraceFile.records(trace).filter { $0.output == output }, tolerance: Pacing.tolerance).holds
+            .filter { passes.contains($0.a.pass) && passes.contains($0.b.pass) }
+    }
+
     /// Every gap between consecutive commits is 1/cap of media time, give or take one source
     /// frame (a slot whose own frame the decoder left out takes the next one); each pass has
-    /// about cap commits.
-    private func checkCapped(_ recs: [TraceFile.Record], cap: Int64, passes: ClosedRange<Int>, file: StaticString = #filePath, line: UInt = #line) {
+    /// about cap commits. Where the compositor released a frame only after the next slot's was
+    /// due (its latency, on a loaded machine, past a slot), WayLoop rightly goes on to the frame
+    /// due then: the slots between are left out there, and only there.
+    private func checkCapped(_ trace: String, output: String, cap: Int64, passes: ClosedRange<Int>,
+                             file: StaticString = #filePath, line: UInt = #line) {
         let slot = 1_000_000_000 / cap
+        let recs = committed(trace, output: output, passes: passes)
         XCTAssertGreaterThan(recs.count, 0, "nothing committed", file: file, line: line)
-        for (a, b) in zip(recs, recs.dropFirst()) {
-            let gap = b.media - a.media
-            XCTAssertTrue(gap >= slot - Self.frame - 1_000_000 && gap <= slot + Self.frame + 1_000_000,
-                          "frames \(a.pass).\(a.index) -> \(b.pass).\(b.index): \(gap / 1_000_000) ms of media time apart, not ~\(slot / 1_000_000)",
-                          file: file, line: line)
+        var leftOut: [Int: Int] = [:]
+        for h in holds(trace, output: output, passes: passes) {
+            let gap = h.delay
+            let what = "frames \(h.label): \(gap / 1_000_000) ms of media time apart, not ~\(slot / 1_000_000)"
+            XCTAssertGreaterThanOrEqual(gap, slot - Self.frame - 1_000_000, what, file: file, line: line)
+            if gap > slot + Self.frame + 1_000_000 {
+                XCTAssertTrue(h.forced, "\(what), though the compositor released \(h.a.pass).\(h.a.index) in time for the next slot",
+                              file: file, line: line)
+                leftOut[h.b.pass, default: 0] += Int((Double(gap) / Double(slot)).rounded()) - 1
+            }
         }
         for p in passes {
             let n = recs.filter { $0.pass == p }.count
-            XCTAssertTrue((Int(cap) - 1...Int(cap) + 1).contains(n), "pass \(p): \(n) commits, not ~\(cap)", file: file, line: line)
+            XCTAssertTrue((Int(cap) - 1 - leftOut[p, default: 0]...Int(cap) + 1).contains(n),
+                          "pass \(p): \(n) commits, not ~\(cap) (\(leftOut[p, default: 0]) slot(s) the compositor made WayLoop leave out)",
+                          file: file, line: line)
+        }
+        if !leftOut.isEmpty { print("FrameCapTests: slots left out where the compositor held WayLoop back, by pass: \(leftOut)") }
+    }
+
+    /// The frames committed from the cache are exactly every third (every frame is there to
+    /// pick from), but where the compositor made WayLoop leave slots out.
+    private func checkEveryThird(_ trace: String, output: String, passes: ClosedRange<Int>, file: StaticString = #filePath, line: UInt = #line) {
+        for h in holds(trace, output: output, passes: passes) where h.a.pass == h.b.pass {
+            let step = h.b.index - h.a.index
+            XCTAssertTrue(step == 3 || (h.forced && step > 3 && step % 3 == 0), "frames \(h.label): \(step) apart, not 3", file: file, line: line)
         }
     }
 
@@ -61,13 +88,10 @@ final class FrameCapTests: XCTestCase {
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= 5 || !w.isRunning }, "the trace never reached pass 5: \(w.stderr)")
         XCTAssertTrue(w.stderr.contains("capped at 10 fps: of the frames no output shows, only references are decoded"), w.stderr)
-        let recs = committed(trace, output: sway.outputs[0], passes: 1...4)
-        checkCapped(recs, cap: 10, passes: 1...4)
+        checkCapped(trace, output: sway.outputs[0], cap: 10, passes: 1...4)
         // The frames committed are always decoded (only the others may be left out): exactly
         // every third frame, as from the loop cache.
-        for (a, b) in zip(recs, recs.dropFirst()) where a.pass == b.pass {
-            XCTAssertEqual(b.index - a.index, 3, "frames \(a.pass).\(a.index) -> \(b.index)")
-        }
+        checkEveryThird(trace, output: sway.outputs[0], passes: 1...4)
         XCTAssertTrue(try w.waitForStatus { outs in (outs.first?["max_fps"] as? Double) == 10 }, w.lastStatus)
         let status = Shell.run([Repo.binary, "ctl", "status"], env: sway.env, timeout: 20)
         XCTAssertTrue(status.stdout.contains("at most 10 fps"), status.stdout)
@@ -80,8 +104,14 @@ final class FrameCapTests: XCTestCase {
         XCTAssertTrue(try w.waitForStatus { outs in outs.first?["max_fps"] == nil }, w.lastStatus)
         let from = TraceFile.maxPass(trace) + 1
         XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= from + 2 || !w.isRunning }, w.stderr)
-        let full = committed(trace, output: sway.outputs[0], passes: from + 1...from + 1)
-        XCTAssertEqual(full.map(\.index), Array(0..<30), "after --max-fps 0 not every frame was committed")
+        // Every frame, in order (a frame left out only where the compositor released the one
+        // before it after the next was due).
+        let full = holds(trace, output: sway.outputs[0], passes: from...from + 2).filter { $0.a.pass == from + 1 || $0.b.pass == from + 1 }
+        XCTAssertGreaterThan(full.count, 0, "after --max-fps 0 nothing was committed in pass \(from + 1)")
+        for h in full {
+            let step = (h.b.pass * 30 + h.b.index) - (h.a.pass * 30 + h.a.index)
+            XCTAssertTrue(step == 1 || (h.forced && step > 1), "after --max-fps 0, frames \(h.label): \(step) apart, not every frame committed")
+        }
     }
 
     /// A clip held in the loop cache decodes its one pass whole (the cap may be lifted later:
@@ -95,12 +125,9 @@ final class FrameCapTests: XCTestCase {
         XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= 4 || !w.isRunning }, "the trace never reached pass 4: \(w.stderr)")
         XCTAssertTrue(w.stderr.contains("the whole loop is in memory (30 frames"), w.stderr)
         XCTAssertFalse(w.stderr.contains("only references are decoded"), w.stderr)
-        let recs = committed(trace, output: sway.outputs[0], passes: 1...3)
-        checkCapped(recs, cap: 10, passes: 1...3)
+        checkCapped(trace, output: sway.outputs[0], cap: 10, passes: 1...3)
         // Every frame is there to pick from: the steps are exactly three frames.
-        for (a, b) in zip(recs, recs.dropFirst()) where a.pass == b.pass {
-            XCTAssertEqual(b.index - a.index, 3, "frames \(a.pass).\(a.index) -> \(b.index)")
-        }
+        checkEveryThird(trace, output: sway.outputs[0], passes: 1...3)
     }
 
     /// `--battery-fps` follows the power monitor (a fake power_supply tree): capped while
@@ -117,13 +144,13 @@ final class FrameCapTests: XCTestCase {
         XCTAssertTrue(try w.waitForStatus(env: env) { outs in (outs.first?["max_fps"] as? Double) == 5 }, "\(w.lastStatus); \(w.stderr)")
         var from = TraceFile.maxPass(trace) + 1
         XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= from + 3 || !w.isRunning }, w.stderr)
-        checkCapped(committed(trace, output: sway.outputs[0], passes: from + 1...from + 2), cap: 5, passes: from + 1...from + 2)
+        checkCapped(trace, output: sway.outputs[0], cap: 5, passes: from + 1...from + 2)
         try power.mains(online: true)
         // The power check runs every 5 s; then --max-fps alone applies.
         XCTAssertTrue(try w.waitForStatus(timeout: 15, env: env) { outs in (outs.first?["max_fps"] as? Double) == 15 }, "\(w.lastStatus); \(w.stderr)")
         from = TraceFile.maxPass(trace) + 1
         XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= from + 3 || !w.isRunning }, w.stderr)
-        checkCapped(committed(trace, output: sway.outputs[0], passes: from + 1...from + 2), cap: 15, passes: from + 1...from + 2)
+        checkCapped(trace, output: sway.outputs[0], cap: 15, passes: from + 1...from + 2)
     }
 
     func testABadCapIsOneLine() throws {

@@ -468,6 +468,120 @@ enum TraceFile {
     static func maxPass(_ path: String) -> Int { records(path).map(\.pass).max() ?? -1 }
 }
 
+/// WayLoop's own pacing in a frame trace, told apart from the compositor's and the machine's.
+///
+/// WayLoop commits a frame once it is due on its clock and the compositor has released the
+/// commit before it (its frame callback). For each commit the trace has the frame's media time,
+/// `commit` (the draw pass's time: when WayLoop decided, before it drew) and `presented` (when
+/// the compositor released it: the frame callback's arrival where the compositor does not answer
+/// wp_presentation, as headless sway 1.7; otherwise the presentation time, about then). How long
+/// the compositor takes (presented − commit, its latency) is the compositor's and the machine's
+/// load's: it is reported, never asserted. What WayLoop decides is when each frame is due: its
+/// media time on a clock that starts at the first frame's commit and moves only where WayLoop
+/// re-anchors it: at the first frame's presentation when that came after the frame's whole
+/// duration (Clip.firstFramePresented), and at a draw that finds the frame on screen overstayed
+/// by more than PlaybackClock.stallTolerance (the compositor held it back). `Pacing` follows that
+/// clock through one output's trace as an interval [lo, hi] for each frame's due time (one point,
+/// but where the trace cannot tell whether a re-anchor happened), and for each hold a → b says:
+///   - `early`: lo(b) − b.commit, how long before b could have been due it was committed (≤ 0
+///     when WayLoop is right: it never takes a frame before its time);
+///   - `late`: b.commit − max(hi(b), a.presented), how long after b was due and the compositor
+///     had released a WayLoop took to commit b: its own delay (waking up, its own work);
+///   - `forced`: the compositor released a only when b may already have been due, so frames
+///     left out between a and b were skipped because it held WayLoop back, not by WayLoop.
+/// A new clock (a video's first frame: index 0 of pass 0, or media time going back) starts
+/// over, and a frame committed again (a fade's step, a redraw) has no due time of its own: for
+/// those holds (`newClock`, `redraw`) `late` is counted from the later of a's commit and
+/// presentation. For a trace of one output whose videos no other output shows (another
+/// output's draws move a shared clip's clock) and that each start from their first frame.
+struct Pacing {
+    struct Hold {
+        let a: TraceFile.Record, b: TraceFile.Record
+        /// Media time from a to b.
+        let delay: Int64
+        let newClock: Bool
+        /// b is a again (a fade's step, a redraw): no due time of its own.
+        let redraw: Bool
+        /// When b was due (a point, or the range the trace leaves open).
+        let dueLo: Int64, dueHi: Int64
+        let early: Int64, late: Int64
+        let forced: Bool
+        /// The compositor released a after b was due.
+        var heldBack: Bool { !newClock && !redraw && a.presented > dueHi }
+        /// The compositor's latency (presented − commit) of a and of b, and how much it changed.
+        var latencies: (Int64, Int64) { (a.presented - a.commit, b.presented - b.commit) }
+        var latencyChange: Int64 { abs(latencies.1 - latencies.0) }
+        var label: String { "\(a.pass).\(a.index) → \(b.pass).\(b.index)" }
+    }
+
+    let holds: [Hold]
+
+    /// How late WayLoop may commit and still count as prompt: one refresh of sway's 60 Hz
+    /// headless outputs (a presentation time may come up to one before its frame callback) and
+    /// 3 ms for its own wake-up.
+    static let tolerance: Int64 = 16_666_667 + 3_000_000
+
+    /// `records` of one output in commit order; `tolerance` is how late WayLoop may react and
+    /// still count as prompt (it decides `forced`).
+    init(_ records: [TraceFile.Record], tolerance: Int64, stall: Int64 = 250_000_000) {
+        var out: [Hold] = []
+        // The due time of the frame last committed, and the frame that started the clock (until
+        // the clock has passed its first presentation).
+        var start = records.first
+        var lo = start?.commit ?? 0, hi = lo
+        for (a, b) in zip(records, records.dropFirst()) {
+            let delay = b.media - a.media
+            if delay == 0 && b.pass == a.pass && b.index == a.index {
+                // The same frame again (a fade's step, a redraw): the clock goes on.
+                out.append(Hold(a: a, b: b, delay: 0, newClock: false, redraw: true, dueLo: lo, dueHi: hi, early: 0,
+                                late: b.commit - max(a.commit, a.presented), forced: false))
+                continue
+            }
+            if delay <= 0 || (b.pass == 0 && b.index == 0) {
+                out.append(Hold(a: a, b: b, delay: delay, newClock: true, redraw: false, dueLo: b.commit, dueHi: b.commit, early: 0,
+                                late: b.commit - max(a.commit, a.presented), forced: false))
+                (lo, hi) = (b.commit, b.commit)
+                start = b
+                continue
+            }
+            let successor = b.pass == a.pass && b.index == a.index + 1
+            if let s = start {
+                // The clock's first frame presented after its whole duration: the clock
+                // re-anchors there (known exactly when b is its successor, whose media time ends
+                // that duration).
+                if b.pass == s.pass && b.index == s.index + 1 {
+                    if s.presented > s.commit + (b.media - s.media) { (lo, hi) = (s.presented, s.presented) }
+                } else {
+                    hi = max(hi, s.presented)
+                }
+                start = nil
+            }
+            lo += delay
+            hi += delay
+            out.append(Hold(a: a, b: b, delay: delay, newClock: false, redraw: false, dueLo: lo, dueHi: hi, early: lo - b.commit,
+                            late: b.commit - max(hi, a.presented), forced: a.presented >= lo - tolerance))
+            // The draw that committed b re-anchored the clock if b (the frame after a) was
+            // overdue by more than `stall` then: b was due at that draw.
+            if b.commit > lo + stall {
+                if successor && b.commit > hi + stall { (lo, hi) = (b.commit, b.commit) } else { hi = max(hi, b.commit) }
+            }
+            // b was committed, so it was due by then.
+            hi = min(hi, b.commit)
+            lo = min(lo, hi)
+        }
+        holds = out
+    }
+
+    /// The compositor's latency over the trace: the largest, and the largest change from one
+    /// commit to the next, in ms (for the report).
+    var latencyReport: String {
+        let most = holds.map { max($0.latencies.0, $0.latencies.1) }.max() ?? 0
+        let change = holds.map(\.latencyChange).max() ?? 0
+        return "the compositor's latency (presented − commit) up to \(most / 1_000_000) ms, changing by up to \(change / 1_000_000) ms "
+            + "between commits (in \(holds.filter(\.heldBack).count) of \(holds.count) holds it released a frame after the next was due)"
+    }
+}
+
 enum Proc {
     /// VmRSS less RssShmem (the wl_shm buffers shared with the compositor) in kB, or -1.
     static func privateKB(_ pid: pid_t) -> Int {
@@ -510,6 +624,14 @@ extension Proc {
             out[tid] = (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/schedstat", encoding: .utf8)).flatMap(ProcCPU.runQueueWaitNanos)
         }
         return out
+    }
+
+    /// ns the process's main thread has run on a CPU (the first field of its schedstat), or -1:
+    /// what wayloop's own work costs, however long the machine's load kept it waiting.
+    static func mainThreadCPUNanos(_ pid: pid_t) -> Int64 {
+        guard let s = try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/schedstat", encoding: .utf8),
+              let f = s.split(separator: " ").first, let ns = Int64(f) else { return -1 }
+        return ns
     }
 
     /// Clock ticks the machine's CPUs were busy and in all since boot, and how many CPUs

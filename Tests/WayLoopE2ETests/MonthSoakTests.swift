@@ -9,12 +9,13 @@
 // after 100 s): the median of each later window may not exceed the first window's by more than
 // 2 MB, and the fewest fds of each window (a leaked fd raises it; a state write or a memfd
 // for a moment does not) must equal the first window's. Frames dropped are counted per output
-// and must all fall near a switch, a set or a hotplug.
+// and must all fall near a switch, a set or a hotplug, or in a sample where the machine's load
+// made wayloop or a sway wait a frame's time for a CPU (a drop with the machine quiet is WayLoop's).
 // $WAYLOOP_SOAK_SECONDS sets the length (default 300, as CI runs it; 3600 by hand);
 // $WAYLOOP_SOAK_OUT names a JSON file for the samples. Each sample also keeps the CPU pressure of
-// the 2 s before it (/proc/pressure/cpu), how long wayloop's threads waited for a CPU and how
-// many cores the machine kept busy, and how late a 2 ms sleep woke: a drop under another tenant's
-// load is told from WayLoop's own.
+// the 2 s before it (/proc/pressure/cpu), how long wayloop's threads and the two sways' waited
+// for a CPU and how many cores the machine kept busy, and how late a 2 ms sleep woke: a drop
+// under another tenant's load is told from WayLoop's own.
 import Foundation
 import XCTest
 
@@ -47,6 +48,8 @@ final class MonthSoakTests: XCTestCase {
         /// machine kept busy (all its processes, ours included); -1 where /proc does not say.
         var pressureMs: Int
         var waitMs: Int
+        /// ms the inner and outer sway's threads waited for a CPU in those 2 s (-1: unknown).
+        var swayWaitMs: Int
         var busyCores: Double
         /// The longest a 2 ms sleep of the test's probe thread overslept in those 2 s. In a
         /// virtual machine a vCPU the host gives to another tenant shows no pressure inside: a
@@ -147,6 +150,15 @@ final class MonthSoakTests: XCTestCase {
         let outerPid = sway.env["OUTER_PID"].flatMap { pid_t($0) } ?? -1
         var lastOwn = (w: Proc.cpuTicks(w.pid), me: Proc.cpuTicks(getpid()), inner: Proc.cpuTicks(innerPid),
                        outer: Proc.cpuTicks(outerPid), at: Proc.monotonicNanos())
+        /// The run-queue wait of the two sways' threads, by pid and thread id.
+        func swayWaits() -> [String: Int] {
+            var out: [String: Int] = [:]
+            for pid in [innerPid, outerPid] where pid > 0 {
+                for (tid, ns) in Proc.runQueueWaitNanos(pid) { out["\(pid)/\(tid)"] = ns }
+            }
+            return out
+        }
+        var lastSwayWait = swayWaits()
         let probe = WakeProbe()
         defer { probe.stop() }
         _ = probe.take()
@@ -184,6 +196,8 @@ final class MonthSoakTests: XCTestCase {
             let video = status.first { $0["name"] as? String == outs[0] }?["video"] as? String ?? ""
             let pressure = Proc.cpuPressureMicros(), wait = Proc.runQueueWaitNanos(w.pid), ticks = Proc.machineTicks()
             let waitNs = wait.reduce(0) { $0 + max(0, $1.value - (lastWait[$1.key] ?? 0)) }
+            let swayWait = swayWaits()
+            let swayWaitNs = swayWait.reduce(0) { $0 + max(0, $1.value - (lastSwayWait[$1.key] ?? 0)) }
             var busy = -1.0
             if let a = lastTicks, let b = ticks, b.all > a.all {
                 busy = Double(b.busy - a.busy) / Double(b.all - a.all) * Double(b.cpus)
@@ -191,11 +205,12 @@ final class MonthSoakTests: XCTestCase {
             samples.append(Sample(t: now(), privateKB: Proc.privateKB(w.pid), anonKB: Proc.anonKB(w.pid), fds: HotplugSoakTests.fds(w.pid),
                                   outputs: status.count, dropped: dropped, video: (video as NSString).lastPathComponent,
                                   pressureMs: pressure >= 0 && lastPressure >= 0 ? (pressure - lastPressure) / 1000 : -1,
-                                  waitMs: wait.isEmpty ? -1 : waitNs / 1_000_000, busyCores: (busy * 100).rounded() / 100,
+                                  waitMs: wait.isEmpty ? -1 : waitNs / 1_000_000, swayWaitMs: swayWait.isEmpty ? -1 : swayWaitNs / 1_000_000,
+                                  busyCores: (busy * 100).rounded() / 100,
                                   oversleptMs: probe.take(), wayloopCores: cores(w.pid, lastOwn.w), testCores: cores(getpid(), lastOwn.me),
                                   innerSwayCores: cores(innerPid, lastOwn.inner), outerSwayCores: cores(outerPid, lastOwn.outer)))
             lastOwn = (Proc.cpuTicks(w.pid), Proc.cpuTicks(getpid()), Proc.cpuTicks(innerPid), Proc.cpuTicks(outerPid), Proc.monotonicNanos())
-            (lastPressure, lastWait, lastTicks) = (pressure, wait, ticks)
+            (lastPressure, lastWait, lastTicks, lastSwayWait) = (pressure, wait, ticks, swayWait)
             usleep(2_000_000)
         }
         XCTAssertTrue(w.isRunning, "wayloop ended during the soak: \(w.stderr)")
@@ -222,14 +237,16 @@ final class MonthSoakTests: XCTestCase {
         }
         // Drops, and whether each fell near a switch, a set or a hotplug (3 s before to 1 s after
         // the sample that saw it: a sample every 2 s).
-        var drops: [(t: Double, output: String, n: Int, near: Bool, pressureMs: Int, waitMs: Int, busyCores: Double, oversleptMs: Int)] = []
+        var drops: [(t: Double, output: String, n: Int, near: Bool, pressureMs: Int, waitMs: Int, swayWaitMs: Int, busyCores: Double,
+                     oversleptMs: Int)] = []
         for i in 1..<max(1, samples.count) {
             for (o, n) in samples[i].dropped {
                 let d = n - (samples[i - 1].dropped[o] ?? n)
                 guard d > 0 else { continue }
                 let t = samples[i].t
                 let near = (switches + events.map(\.t)).contains { $0 >= samples[i - 1].t - 3 && $0 <= t + 1 }
-                drops.append((t, o, d, near, samples[i].pressureMs, samples[i].waitMs, samples[i].busyCores, samples[i].oversleptMs))
+                drops.append((t, o, d, near, samples[i].pressureMs, samples[i].waitMs, samples[i].swayWaitMs, samples[i].busyCores,
+                              samples[i].oversleptMs))
             }
         }
         let outside = drops.filter { !$0.near }
@@ -250,7 +267,7 @@ final class MonthSoakTests: XCTestCase {
         ]
         let rssAll = steady.map(\.privateKB)
         let awayText = outside.isEmpty ? "" : "; at the drops away: " + outside.map { d -> String in
-            "\(Int(d.t)) s \(d.n) frames, pressure \(d.pressureMs) ms, wayloop waited \(d.waitMs) ms, \(d.busyCores) cores busy, "
+            "\(Int(d.t)) s \(d.n) frames, pressure \(d.pressureMs) ms, wayloop waited \(d.waitMs) ms, the sways \(d.swayWaitMs) ms, \(d.busyCores) cores busy, "
                 + "a 2 ms sleep overslept \(d.oversleptMs) ms"
         }.joined(separator: "; ")
         print("MonthSoakTests: \(total) s, \(samples.count) samples, \(switches.count) switches, \(events.filter { $0.what == "set" }.count) sets, "
@@ -269,8 +286,8 @@ final class MonthSoakTests: XCTestCase {
                 "command": "WAYLOOP_SOAK_SECONDS=\(total) WAYLOOP_SOAK_OUT=\(out) swift test --skip-build --filter WayLoopE2ETests.MonthSoakTests",
                 "samples": samples.map { ["t": ($0.t * 10).rounded() / 10, "private_kb": $0.privateKB, "anon_kb": $0.anonKB, "fds": $0.fds.count,
                                           "outputs": $0.outputs, "video": $0.video, "dropped": $0.dropped,
-                                          "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "busy_cores": $0.busyCores,
-                                          "overslept_ms": $0.oversleptMs, "wayloop_cores": $0.wayloopCores,
+                                          "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "sway_wait_ms": $0.swayWaitMs,
+                                          "busy_cores": $0.busyCores, "overslept_ms": $0.oversleptMs, "wayloop_cores": $0.wayloopCores,
                                           "test_cores": $0.testCores, "inner_sway_cores": $0.innerSwayCores,
                                           "outer_sway_cores": $0.outerSwayCores] as [String: Any] },
                 "events": events.map { ["t": ($0.t * 10).rounded() / 10, "what": $0.what] as [String: Any] },
@@ -279,7 +296,8 @@ final class MonthSoakTests: XCTestCase {
                                           "median_anon_kb": $0.medianAnonKB, "fewest_fds": $0.fewestFds, "most_fds": $0.mostFds] as [String: Any] },
                 "growth_kb_per_window": growthKB, "anon_growth_kb_per_window": anonGrowthKB, "extra_fds": extraFds,
                 "drops": drops.map { ["t": ($0.t * 10).rounded() / 10, "output": $0.output, "frames": $0.n, "near_a_switch": $0.near,
-                                      "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "busy_cores": $0.busyCores,
+                                      "cpu_pressure_ms": $0.pressureMs, "wayloop_wait_ms": $0.waitMs, "sway_wait_ms": $0.swayWaitMs,
+                                      "busy_cores": $0.busyCores,
                                       "overslept_ms": $0.oversleptMs] as [String: Any] },
                 "pressure": pressureSummary,
             ]
@@ -292,7 +310,18 @@ final class MonthSoakTests: XCTestCase {
         for win in windows {
             XCTAssertEqual(win.fewestFds, firstWindow.fewestFds, "fds: the window from \(Int(win.from)) s never went below \(win.fewestFds) (the first: \(firstWindow.fewestFds))")
         }
-        XCTAssertEqual(outside.map(\.n).reduce(0, +), 0, "frames dropped away from any switch: \(outside)")
+        // A frame is dropped when it is committed after the next one was due: wayloop or a sway
+        // ran a frame late (33 ms at 30 fps, the fastest of these clips). Where, in the 2 s of
+        // the sample that saw the drop, neither wayloop's threads nor the two sways' waited a
+        // frame's time for a CPU in all (their run queues: another process's load) and the probe
+        // never overslept that long (a vCPU the host gave to another tenant), the machine cannot
+        // have made them that late: such a drop is WayLoop's, and there must be none. A drop
+        // under the machine's load is reported with its numbers above (and in the JSON).
+        let frameMs = 33
+        let own = outside.filter { $0.waitMs < frameMs && $0.swayWaitMs < frameMs && $0.oversleptMs < frameMs }
+        print("MonthSoakTests: frames dropped away from a switch: \(outside.map(\.n).reduce(0, +)), \(own.map(\.n).reduce(0, +)) of them "
+              + "where neither wayloop nor the sways waited \(frameMs) ms for a CPU and no 2 ms sleep overslept that long")
+        XCTAssertEqual(own.map(\.n).reduce(0, +), 0, "frames dropped away from any switch while the machine kept nothing waiting a frame's time: \(own)")
         XCTAssertEqual(w.stop(), 0, w.stderr)
     }
 }

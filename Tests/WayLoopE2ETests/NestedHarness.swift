@@ -149,14 +149,17 @@ enum GridPicture {
         return (ok, report, elapsed)
     }
 
-    /// Colours seen at the centre box of `output` over ~1.3 s (white, black or grey).
+    /// Colours seen at the centre box of `output` (white, black or grey) until it has shown two
+    /// (it changes every 333 ms), or 10 s: how many screenshots a second the machine takes is
+    /// not the question, so the bound is for a hang.
     static func centreColours(_ sway: NestedSway, output: String) -> Set<String> {
         var seen: Set<String> = []
-        let end = Date().addingTimeInterval(1.3)
-        while Date() < end {
-            guard let img = try? sway.shot(output) else { continue }
-            let p = img.pixel(img.width / 2, img.height / 2)
-            seen.insert(p.r > 200 ? "white" : p.r < 50 ? "black" : "grey")
+        Wait.until(timeout: 10) {
+            if let img = try? sway.shot(output) {
+                let p = img.pixel(img.width / 2, img.height / 2)
+                seen.insert(p.r > 200 ? "white" : p.r < 50 ? "black" : "grey")
+            }
+            return seen.count >= 2
         }
         return seen
     }

@@ -72,16 +72,25 @@ final class PlaybackTests: XCTestCase {
         }
     }
 
-    /// Colours seen at the centre box of the first output over ~1.3 s.
+    /// Colours seen at the centre box of the first output until it has shown two (it changes
+    /// every 333 ms), or 10 s: how many screenshots a second the machine takes is not the
+    /// question, so the bound is for a hang.
     private func centreColours(_ sway: Compositor) throws -> Set<String> {
         var seen: Set<String> = []
-        let end = Date().addingTimeInterval(1.3)
-        while Date() < end {
-            let img = try sway.shot(sway.outputs[0])
-            let p = img.pixel(img.width / 2, img.height / 2)
-            // Quantise: white, black or grey.
-            seen.insert(p.r > 200 ? "white" : p.r < 50 ? "black" : "grey")
+        var failure: Error?
+        Wait.until(timeout: 10) {
+            do {
+                let img = try sway.shot(sway.outputs[0])
+                let p = img.pixel(img.width / 2, img.height / 2)
+                // Quantise: white, black or grey.
+                seen.insert(p.r > 200 ? "white" : p.r < 50 ? "black" : "grey")
+            } catch {
+                failure = error
+                return true
+            }
+            return seen.count >= 2
         }
+        if let failure { throw failure }
         return seen
     }
 

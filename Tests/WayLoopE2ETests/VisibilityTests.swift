@@ -58,20 +58,23 @@ final class VisibilityTests: XCTestCase {
         XCTAssertLessThanOrEqual(cpu, 3, "wayloop used \(cpu) ticks while hidden")
         let start = Proc.monotonicNanos()
         sway.uncover()
-        XCTAssertTrue(Wait.until(timeout: 5) { TraceFile.records(trace).contains { $0.presented > start } },
+        // A bound for a hang: how soon sway renders again once the window is gone is its own.
+        XCTAssertTrue(Wait.until(timeout: 10) { TraceFile.records(trace).contains { $0.commit > start } },
                       "frames did not resume after the window closed")
-        if let first = TraceFile.records(trace).first(where: { $0.presented > start }) {
-            let latency = Double(first.presented - start) / 1e6
-            print("resume latency: \(latency) ms (from the uncover command to the first presented frame)")
-            XCTAssertLessThan(latency, 1000)
-        }
         // It continues from where it paused: the first frame after the return follows the last
-        // one shown before it.
+        // one shown before it, and WayLoop commits it once sway has released the frame it had
+        // committed before the window came (its frame callback) and the window is gone.
         let recs = TraceFile.records(trace)
-        if let i = recs.firstIndex(where: { $0.presented > start }), i > 0 {
+        if let i = recs.firstIndex(where: { $0.commit > start }), i > 0 {
             let before = recs[i - 1], after = recs[i]
             XCTAssertEqual((after.pass * 30 + after.index) - (before.pass * 30 + before.index), 1,
                            "jumped from \(before.pass).\(before.index) to \(after.pass).\(after.index)")
+            let ownDelay = Double(after.commit - max(before.presented, start)) / 1e6
+            print("resume: the first frame committed \(Double(after.commit - start) / 1e6) ms after the uncover command, "
+                  + "\(ownDelay) ms after the later of the command and sway's release of the frame before it "
+                  + "(\(Double(before.presented - start) / 1e6) ms after the command)")
+            XCTAssertLessThan(ownDelay, 1000, "the first frame after the return came \(ownDelay) ms after the window was gone and sway had "
+                              + "released the frame before it")
         }
         XCTAssertEqual(w.stop(), 0)
     }
