@@ -19,11 +19,13 @@ public enum DecodeThreads {
     /// the renderer starts with; `cores`: the most there may be; `tooSlow`: the most threads this
     /// clip was already behind with (it never goes back to that many: the same loop would fall
     /// behind again). Up doubles; down halves, never below `base`. nil: keep `current`.
-    public static func next(current: Int, base: Int, busy: Nanos, frame: Nanos, cores: Int, tooSlow: Int = 0) -> Int? {
+    /// `queued`: frames waiting in the queue now: a decoder that keeps its queue full is not
+    /// behind, however long a frame takes it (a machine under load stretches the wall time).
+    public static func next(current: Int, base: Int, busy: Nanos, frame: Nanos, cores: Int, tooSlow: Int = 0, queued: Int = 0) -> Int? {
         guard frame > 0, busy > 0 else { return nil }
         let share = Double(busy) / Double(frame)
         let most = max(base, cores)
-        if share > behindShare && current < most { return min(most, max(current + 1, current * 2)) }
+        if share > behindShare && current < most && queued <= 1 { return min(most, max(current + 1, current * 2)) }
         // Halving doubles the time per frame at worst: only when that still leaves room.
         let down = max(base, current / 2)
         if share < aheadShare && current > base && down > tooSlow { return down }

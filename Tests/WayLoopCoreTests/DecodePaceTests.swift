@@ -27,6 +27,9 @@ final class DecodePaceTests: XCTestCase {
                            want, "\(current) threads, \(ms) ms, \(cores) cores, too slow at \(tooSlow)")
         }
         XCTAssertNil(DecodeThreads.next(current: 1, base: 1, busy: 40_000_000, frame: 0, cores: 2))
+        // A full queue: not behind, however long frames take (a loaded machine stretches wall time).
+        XCTAssertNil(DecodeThreads.next(current: 1, base: 1, busy: 40_000_000, frame: frame, cores: 2, queued: 3))
+        XCTAssertEqual(DecodeThreads.next(current: 1, base: 1, busy: 40_000_000, frame: frame, cores: 2, queued: 1), 2)
     }
 
     func testALateFrameIsOneThatCannotReachTheScreenInTime() {

@@ -63,8 +63,12 @@ final class Decoder {
     /// frames since the last change, and a key packet held while the codec drains for a change.
     private lazy var threadsNow = channel.decoderThreads
     private var pendingThreads: Int?
-    /// The most frame threads this clip was behind with.
+    /// The most frame threads this clip was behind with, and when (frames decoded then): held
+    /// for `tooSlowFor` frames, so that a spell of load on the machine is not for ever.
     private var tooSlowThreads = 0
+    private var tooSlowAt = 0
+    private var framesDecoded = 0
+    private static let tooSlowFor = 900
     private var busy: Nanos = 0
     private var framesSinceChange = 0
     private var heldKey: UnsafeMutablePointer<AVPacket>?
@@ -527,6 +531,13 @@ final class Decoder {
 
     /// Frames the shader cannot take directly go through libswscale (the fallback path).
     private func convertIfNeeded(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
+        // A frame still on a device has no planes here: it is copied back first (takeHardwareFrame),
+        // and one that was not is never handed on as if it were a picture.
+        if frame.pointee.hw_frames_ctx != nil {
+            channel.recycle(FrameHandle(frame: frame))
+            hwFailure = .transfer("a frame reached the converter still on the device")
+            return nil
+        }
         let limits = channel.limits.current
         let maxSize = limits.maxPictureSize
         let tooLarge = Int(frame.pointee.width) > maxSize || Int(frame.pointee.height) > maxSize
@@ -552,7 +563,7 @@ final class Decoder {
 extension Decoder {
     /// Behind: slower than a frame's duration per frame, and no thread left to add.
     fileprivate var isBehind: Bool {
-        busy > Nanos(Double(nominalDuration) * DecodeThreads.behindShare) && pendingThreads == nil
+        busy > Nanos(Double(nominalDuration) * DecodeThreads.behindShare) && pendingThreads == nil && channel.queuedFrameCount <= 1
             && (threadsNow >= max(channel.decoderThreads, Sys.cores) || hwDevice != nil)
     }
 
@@ -560,11 +571,16 @@ extension Decoder {
     fileprivate func followPace(busy b: Nanos) {
         busy = busy == 0 ? b : (busy * 7 + b) / 8
         framesSinceChange += 1
+        framesDecoded += 1
+        if tooSlowThreads > 0 && framesDecoded - tooSlowAt > Self.tooSlowFor { tooSlowThreads = 0 }
         channel.decoderBehind = isBehind
         guard hwDevice == nil, pendingThreads == nil, framesSinceChange >= 30 else { return }
         guard let n = DecodeThreads.next(current: threadsNow, base: channel.decoderThreads, busy: busy, frame: nominalDuration,
-                                         cores: Sys.cores, tooSlow: tooSlowThreads) else { return }
-        if n > threadsNow { tooSlowThreads = max(tooSlowThreads, threadsNow) }
+                                         cores: Sys.cores, tooSlow: tooSlowThreads, queued: channel.queuedFrameCount) else { return }
+        if n > threadsNow {
+            tooSlowThreads = max(tooSlowThreads, threadsNow)
+            tooSlowAt = framesDecoded
+        }
         pendingThreads = n
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let ms = { (n: Nanos) in Double(n / 100_000) / 10 }
@@ -616,7 +632,12 @@ extension Decoder {
                     if case .checkFailed = why { log.notice("'\(name)': \(p.rawValue): \(why): not used for it") }
                     state.failed(why)
                 } else {
-                    state.passed(device: device.name)
+                    // Its surfaces live on the device: how many libavcodec's pool makes, and their size.
+                    let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
+                    let n = HwdecPool.size(codec: codecName, extra: HwdecPool.extraFrames(copying: true, queued: 0, held: 0))
+                    let bytes = Double(par.pointee.width) * Double(par.pointee.height) * (avx_pix_fmt_depth(fmt) > 8 ? 3 : 1.5)
+                    let mb = Int((Double(n) * bytes / 1_048_576).rounded())
+                    state.passed(device: device.fake == nil ? "\(device.name); \(n) surfaces, \(mb) MB on the device" : device.name)
                     hwDevice = device
                 }
             }

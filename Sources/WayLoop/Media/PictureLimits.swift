@@ -13,6 +13,8 @@ final class PictureLimits: @unchecked Sendable {
         var isFinal: Bool
         /// The device draws only what changed (DeviceLimits.usesDamage): frames are compared.
         var usesDamage = true
+        /// Where the device takes pictures (DeviceLimits.storage): CPU planes until it says.
+        var storage: [PictureStorage.Place] = [.cpu]
     }
 
     /// Until the device says: 4096, which every GLES 3 implementation in use supports (and
@@ -28,7 +30,9 @@ final class PictureLimits: @unchecked Sendable {
 
     /// Main thread, once the device is up.
     func publish(_ limits: DeviceLimits) {
-        lock.withLock { reading = Reading(maxPictureSize: limits.maxPictureSize, isFinal: true, usesDamage: limits.usesDamage) }
+        lock.withLock {
+            reading = Reading(maxPictureSize: limits.maxPictureSize, isFinal: true, usesDamage: limits.usesDamage, storage: limits.storage)
+        }
     }
 }
 
