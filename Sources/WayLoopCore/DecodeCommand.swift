@@ -14,8 +14,9 @@ public struct DecodeCommand: Equatable, Sendable {
     /// The loop cache's budget (0: every pass is decoded, as in a long loop).
     public var cacheMB = 0
     public var json = false
-    /// Software frame threads (playback's shm renderer decodes with 1, gl with 2).
-    public var threads = 1
+    /// Software frame threads, fixed (nil: as playback with the shm renderer: from 1, more while
+    /// it falls behind).
+    public var threads: Int?
     /// `-v`: the decoder's debug lines (the start-up check's figures among them).
     public var verbose = false
 

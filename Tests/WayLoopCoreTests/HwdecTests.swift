@@ -53,6 +53,7 @@ final class HwdecTests: XCTestCase {
         XCTAssertEqual(d.video, "a.mp4")
         XCTAssertEqual(d.hwdec, HwdecMode.no)
         XCTAssertEqual([d.frames, d.queueFrames, d.cacheMB, d.threads], [50, 32, 0, 4])
+        XCTAssertNil(try DecodeCommand.parse(["a.mp4"]).threads, "as playback: threads follow the load")
         XCTAssertTrue(d.json && d.verbose)
         XCTAssertEqual(try DecodeCommand.parse(["a.mp4"]).hwdec, .auto)
         let bad: [[String]] = [[], ["a.mp4", "b.mp4"], ["a.mp4", "--frames", "0"], ["a.mp4", "--frames"], ["a.mp4", "--hwdec", "gpu"],

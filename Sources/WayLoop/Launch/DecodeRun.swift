@@ -19,8 +19,9 @@ enum DecodeRun {
         guard let wakeup = WakeupFD() else { return fail("cannot make an eventfd: \(Sys.errnoText())", .failure) }
         let log = Logger(label: "decode", level: command.verbose ? .debug : .notice, sink: { Sys.writeStderr($0) })
         let channel = FrameChannel(capacity: command.queueFrames, wakeup: wakeup, limits: PictureLimits(),
-                                   cacheBudget: command.cacheMB << 20, decoderThreads: command.threads,
+                                   cacheBudget: command.cacheMB << 20, decoderThreads: command.threads ?? 1,
                                    hwdec: command.hwdec, hwdecDevice: command.hwdecDevice)
+        channel.adaptiveThreads = command.threads == nil
         guard let thread = Decoder.start(path: video, channel: channel, log: log) else {
             return fail("cannot start a decoder thread: \(Sys.errnoText())", .failure)
         }

@@ -564,7 +564,7 @@ extension Decoder {
     /// Behind: slower than a frame's duration per frame, and no thread left to add.
     fileprivate var isBehind: Bool {
         busy > Nanos(Double(nominalDuration) * DecodeThreads.behindShare) && pendingThreads == nil && channel.queuedFrameCount <= 1
-            && (threadsNow >= max(channel.decoderThreads, Sys.cores) || hwDevice != nil)
+            && (threadsNow >= max(channel.decoderThreads, Sys.cores) || hwDevice != nil || !channel.adaptiveThreads)
     }
 
     /// Notes one frame's wall time and decides on frame threads (software decoding only).
@@ -574,7 +574,7 @@ extension Decoder {
         framesDecoded += 1
         if tooSlowThreads > 0 && framesDecoded - tooSlowAt > Self.tooSlowFor { tooSlowThreads = 0 }
         channel.decoderBehind = isBehind
-        guard hwDevice == nil, pendingThreads == nil, framesSinceChange >= 30 else { return }
+        guard hwDevice == nil, channel.adaptiveThreads, pendingThreads == nil, framesSinceChange >= 30 else { return }
         guard let n = DecodeThreads.next(current: threadsNow, base: channel.decoderThreads, busy: busy, frame: nominalDuration,
                                          cores: Sys.cores, tooSlow: tooSlowThreads, queued: channel.queuedFrameCount) else { return }
         if n > threadsNow {

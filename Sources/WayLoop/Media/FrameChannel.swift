@@ -99,6 +99,8 @@ final class FrameChannel: @unchecked Sendable {
 
     /// libavcodec frame threads for this video's decoder (set by the main thread before start).
     let decoderThreads: Int
+    /// Frame threads follow the load (DecodeThreads); `wayloop decode --threads N` fixes them.
+    var adaptiveThreads = true
     /// `--hwdec` and `--hwdec-device` for this video (set before start).
     let hwdec: HwdecMode
     let hwdecDevice: String?
