@@ -331,6 +331,7 @@ final class Decoder {
 
     /// Frees the demuxer and the codec (the loop cache keeps its frames alive by reference).
     private func closeDecoder() {
+        av_packet_free(&heldKey)
         av_packet_free(&packet)
         avcodec_free_context(&codec)
         avformat_close_input(&format)
