@@ -453,15 +453,19 @@ enum TraceFile {
         var output: String
         var pass: Int, index: Int
         var media: Int64, commit: Int64, presented: Int64
+        /// How long wayloop's threads had waited for a CPU in all by the commit (0 in a trace
+        /// without that field).
+        var waited: Int64 = 0
     }
 
     static func records(_ path: String) -> [Record] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
             let f = line.split(separator: " ")
-            guard f.count == 6, let p = Int(f[1]), let i = Int(f[2]), let m = Int64(f[3]), let c = Int64(f[4]),
+            guard f.count == 6 || f.count == 7, let p = Int(f[1]), let i = Int(f[2]), let m = Int64(f[3]), let c = Int64(f[4]),
                   let t = Int64(f[5]) else { return nil }
-            return Record(output: String(f[0]), pass: p, index: i, media: m, commit: c, presented: t)
+            return Record(output: String(f[0]), pass: p, index: i, media: m, commit: c, presented: t,
+                          waited: f.count == 7 ? Int64(f[6]) ?? 0 : 0)
         }
     }
 
@@ -486,7 +490,9 @@ enum TraceFile {
 ///   - `early`: lo(b) − b.commit, how long before b could have been due it was committed (≤ 0
 ///     when WayLoop is right: it never takes a frame before its time);
 ///   - `late`: b.commit − max(hi(b), a.presented), how long after b was due and the compositor
-///     had released a WayLoop took to commit b: its own delay (waking up, its own work);
+///     had released a WayLoop took to commit b: its own delay (waking up, its own work), less
+///     the time wayloop's threads waited for a CPU in between (the trace's `waited`, summed over
+///     its threads: an upper bound of what the machine's load took);
 ///   - `forced`: the compositor released a only when b may already have been due, so frames
 ///     left out between a and b were skipped because it held WayLoop back, not by WayLoop.
 /// A new clock (a video's first frame: index 0 of pass 0, or media time going back) starts
@@ -521,6 +527,10 @@ struct Pacing {
     /// 3 ms for its own wake-up.
     static let tolerance: Int64 = 16_666_667 + 3_000_000
 
+    /// How long wayloop's threads waited for a CPU between a's commit and b's (the trace's
+    /// `waited` field): time the machine's load took, which `late` does not count as WayLoop's.
+    static func starved(_ a: TraceFile.Record, _ b: TraceFile.Record) -> Int64 { max(0, b.waited - a.waited) }
+
     /// `records` of one output in commit order; `tolerance` is how late WayLoop may react and
     /// still count as prompt (it decides `forced`).
     init(_ records: [TraceFile.Record], tolerance: Int64, stall: Int64 = 250_000_000) {
@@ -534,12 +544,12 @@ struct Pacing {
             if delay == 0 && b.pass == a.pass && b.index == a.index {
                 // The same frame again (a fade's step, a redraw): the clock goes on.
                 out.append(Hold(a: a, b: b, delay: 0, newClock: false, redraw: true, dueLo: lo, dueHi: hi, early: 0,
-                                late: b.commit - max(a.commit, a.presented), forced: false))
+                                late: b.commit - max(a.commit, a.presented) - Pacing.starved(a, b), forced: false))
                 continue
             }
             if delay <= 0 || (b.pass == 0 && b.index == 0) {
                 out.append(Hold(a: a, b: b, delay: delay, newClock: true, redraw: false, dueLo: b.commit, dueHi: b.commit, early: 0,
-                                late: b.commit - max(a.commit, a.presented), forced: false))
+                                late: b.commit - max(a.commit, a.presented) - Pacing.starved(a, b), forced: false))
                 (lo, hi) = (b.commit, b.commit)
                 start = b
                 continue
@@ -559,7 +569,7 @@ struct Pacing {
             lo += delay
             hi += delay
             out.append(Hold(a: a, b: b, delay: delay, newClock: false, redraw: false, dueLo: lo, dueHi: hi, early: lo - b.commit,
-                            late: b.commit - max(hi, a.presented), forced: a.presented >= lo - tolerance))
+                            late: b.commit - max(hi, a.presented) - Pacing.starved(a, b), forced: a.presented >= lo - tolerance))
             // The draw that committed b re-anchored the clock if b (the frame after a) was
             // overdue by more than `stall` then: b was due at that draw.
             if b.commit > lo + stall {

@@ -9,8 +9,9 @@ Runs from the repo root with the devkit beside it (scripts/device/build-devkit, 
 and writes one JSON document (to argv[1], else stdout):
   probe       scripts/device/probe.py: /dev/dri, the NVIDIA libraries, cuInit, cuvidGetDecoderCaps
   thumbnails  `wayloop thumbnail` with --hwdec nvdec-copy against software, PSNR per clip and time
-  decode      `wayloop decode --json` per clip: software 1 thread, software N threads, nvdec-copy,
-              auto (the start-up check runs, and its cost is reported)
+  decode      `wayloop decode --json` per clip: software with 1 and 8 threads fixed, software as
+              playback runs it (threads follow the load), nvdec-copy, auto (the start-up check
+              runs, and its cost is reported)
   pool        nvdec-copy on a 1 s clip for many passes (a seek back per pass, loop cache off, a
               long queue): frames made and peak RSS at two lengths, which must not grow
   ffmpeg      the same FFmpeg's own decode to null, software and -hwaccel cuda, for reference
@@ -80,8 +81,9 @@ def main():
         path = os.path.join(CLIPS, clip)
         frames = "120" if "2160" in clip else "300"
         row = {}
-        for name, extra in (("software-1-thread", ["--hwdec", "no"]),
+        for name, extra in (("software-1-thread", ["--hwdec", "no", "--threads", "1"]),
                             ("software-8-threads", ["--hwdec", "no", "--threads", "8"]),
+                            ("software-as-playback", ["--hwdec", "no", "-v"]),
                             ("nvdec-copy", ["--hwdec", "nvdec-copy"]),
                             ("auto", ["--hwdec", "auto", "-v"])):
             r = run([WAYLOOP, "decode", path, "--frames", frames, "--json"] + extra)

@@ -19,6 +19,27 @@ enum Sys {
         return max(1, allowed > 0 ? allowed : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }()
 
+    /// Nanoseconds this process's threads have waited on a run queue, in all (the second field
+    /// of each /proc/self/task/TID/schedstat); 0 where the kernel does not keep them.
+    static func runQueueWait() -> Nanos {
+        guard let dir = opendir("/proc/self/task") else { return 0 }
+        defer { closedir(dir) }
+        var total: Nanos = 0
+        var buf = [UInt8](repeating: 0, count: 128)
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let first = name.first, first.isNumber else { continue }
+            let fd = open("/proc/self/task/\(name)/schedstat", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            let n = read(fd, &buf, buf.count)
+            close(fd)
+            guard n > 0 else { continue }
+            let fields = buf[0..<n].split(separator: UInt8(ascii: " "))
+            if fields.count >= 2, let v = Nanos(String(decoding: fields[1], as: UTF8.self)) { total &+= v }
+        }
+        return total
+    }
+
     /// CPU time the calling thread has used (the frame path's cost counters).
     static func threadCPU() -> Nanos {
         var ts = timespec()

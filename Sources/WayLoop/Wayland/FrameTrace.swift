@@ -1,7 +1,10 @@
 // --trace-frames FILE: one line per presented frame, for the seam tests and for tools.
 // Off (nil) by default, so it costs nothing. Main thread only.
 //
-//   <output-name> <pass> <index> <media-time-ns> <commit-ns> <presented-ns>
+//   <output-name> <pass> <index> <media-time-ns> <commit-ns> <presented-ns> <waited-ns>
+//
+// `waited-ns` is how long this process's threads had waited for a CPU in all, by then (the
+// kernel's schedstat): the tests excuse a late commit by what the machine's load took.
 //
 // `presented-ns` is CLOCK_MONOTONIC: the compositor's wp_presentation timestamp where it offers
 // wp_presentation on that clock and actually answers it, else the time the frame callback for
@@ -17,6 +20,7 @@ final class FrameTrace {
         var name: String
         var pass: Int, index: Int
         var media: Nanos, commit: Nanos
+        var waited: Nanos
     }
 
     private let fd: Int32
@@ -59,7 +63,8 @@ final class FrameTrace {
 
     /// Call before the commit (eglSwapBuffers) that shows `frame` on `surface`.
     func committing(output: UInt32, name: String, surface: WLSurface, frame: StampedFrame<FrameHandle>, at now: Nanos) {
-        let r = Record(name: name, pass: frame.pass, index: frame.index, media: frame.mediaTime, commit: now)
+        let r = Record(name: name, pass: frame.pass, index: frame.index, media: frame.mediaTime, commit: now,
+                       waited: Sys.runQueueWait())
         if source == .probing && (presentation == nil || inflight.count >= Self.probeLimit) {
             source = .callbacks
             for f in inflight.values { f.destroy() }
@@ -88,7 +93,7 @@ final class FrameTrace {
     }
 
     private func write(_ r: Record, presented: Nanos) {
-        let line = "\(r.name) \(r.pass) \(r.index) \(r.media) \(r.commit) \(presented)\n"
+        let line = "\(r.name) \(r.pass) \(r.index) \(r.media) \(r.commit) \(presented) \(r.waited)\n"
         _ = line.withCString { Glibc.write(fd, $0, strlen($0)) }
     }
 }
