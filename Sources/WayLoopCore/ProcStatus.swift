@@ -59,3 +59,30 @@ public enum ProcCPU {
         return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7], v.reduce(0, +), max(1, cpus))
     }
 }
+
+/// /proc/locks: who holds a lock on a file, read where the file itself cannot be opened (a lock
+/// file of another user, left by a wayloop run as root).
+public enum ProcLocks {
+    /// A `dev_t` as glibc encodes it (gnu_dev_major/minor, macros Swift does not import).
+    public static func majorMinor(_ dev: UInt64) -> (major: UInt32, minor: UInt32) {
+        (UInt32(truncatingIfNeeded: ((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfff)),
+         UInt32(truncatingIfNeeded: (dev & 0xff) | ((dev >> 12) & ~0xff)))
+    }
+
+    /// The pid holding a lock on the file at device `major:minor`, inode `inode`; -1 for an
+    /// open-file-description lock (no pid); nil when nothing holds one. Waiters (`->`) hold nothing.
+    public static func holder(major: UInt32, minor: UInt32, inode: UInt64, in locks: String) -> Int32? {
+        for line in locks.split(separator: "\n") {
+            var f = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard f.count >= 7, f[0].hasSuffix(":") else { continue }
+            if f[1] == "->" { continue }
+            f.removeFirst()
+            // FLOCK ADVISORY WRITE PID MAJ:MIN:INODE START END (major and minor in hex)
+            let id = f[4].split(separator: ":")
+            guard id.count == 3, let pid = Int32(f[3]),
+                  UInt32(id[0], radix: 16) == major, UInt32(id[1], radix: 16) == minor, UInt64(id[2]) == inode else { continue }
+            return pid
+        }
+        return nil
+    }
+}

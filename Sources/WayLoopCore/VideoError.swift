@@ -47,3 +47,20 @@ extension VideoError {
         }
     }
 }
+
+extension VideoError {
+    /// The error line for a video named at `origin` (`FILE:LINE`, a config file's line), or
+    /// given elsewhere (nil). A bare name in a config file is looked for beside that file before
+    /// the wayloop data directories (ConfigFile.parse), so the places it names start there.
+    public func line(namedAt origin: String?, home: String?) -> String {
+        guard let origin else { return description }
+        var e = self
+        if case .nameNotFound(let n, let places) = self, let colon = origin.lastIndex(of: ":") {
+            let file = origin[..<colon]
+            let dir = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
+            let shown = VideoLookup.places([dir.isEmpty ? "/" : dir], home: home)
+            e = .nameNotFound(n, places: places.isEmpty ? shown : shown + ", " + places)
+        }
+        return "\(e) (named at \(origin))"
+    }
+}

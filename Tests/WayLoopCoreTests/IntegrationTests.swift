@@ -135,4 +135,33 @@ final class ProcCPUTests: XCTestCase {
         XCTAssertNil(ProcCPU.ticks("cpu0 1 2 3 4 5 6 7 8\n"), "only the summed line")
         XCTAssertNil(ProcCPU.ticks("cpu  1 2 3\n"))
     }
+
+    /// Who holds the lock file of another user (/proc/locks), for the message that says whether
+    /// a stale file can go.
+    func testLockHolderFromProcLocks() {
+        let locks = """
+        1: POSIX  ADVISORY  WRITE 812 00:19:4711 0 EOF
+        2: FLOCK  ADVISORY  WRITE 1234 00:2d:99 0 EOF
+        2: -> FLOCK  ADVISORY  WRITE 1300 00:2d:100 0 EOF
+        3: OFDLCK ADVISORY  READ  -1 fd:01:55 0 EOF
+        garbage
+        """
+        let cases: [(major: UInt32, minor: UInt32, inode: UInt64, want: Int32?, note: String)] = [
+            (0, 0x2d, 99, 1234, "an flock, minor in hex"),
+            (0, 45, 99, 1234, "0x2d is 45"),
+            (0, 0x2d, 100, nil, "a waiter holds nothing"),
+            (0, 0x19, 4711, 812, "a POSIX lock"),
+            (0xfd, 1, 55, -1, "an OFD lock has no pid"),
+            (0, 0x2d, 98, nil, "another inode"),
+            (1, 0x2d, 99, nil, "another device"),
+        ]
+        for c in cases {
+            XCTAssertEqual(ProcLocks.holder(major: c.major, minor: c.minor, inode: c.inode, in: locks), c.want, c.note)
+        }
+        XCTAssertNil(ProcLocks.holder(major: 0, minor: 0, inode: 1, in: ""), "no locks at all")
+        // dev_t as glibc packs it: makedev(0xfd, 1), makedev(0, 45), makedev(259, 300000).
+        XCTAssertTrue(ProcLocks.majorMinor(0xfd01) == (0xfd, 1))
+        XCTAssertTrue(ProcLocks.majorMinor(0x2d) == (0, 45))
+        XCTAssertTrue(ProcLocks.majorMinor(0x4931_03e0) == (259, 300_000), "\(ProcLocks.majorMinor(0x4931_03e0))")
+    }
 }

@@ -66,4 +66,24 @@ final class VideoLookupTests: XCTestCase {
         XCTAssertEqual(entries.map(\.video), ["/d/ocean.mp4", "/cfg/wayloop/local.mp4"])
         XCTAssertEqual(entries[1].fallback, .video("rain"))
     }
+
+    /// The error line of a video a config file named: a bare name was looked for beside the
+    /// file first, and the places say so (a user met the list without it).
+    func testErrorLineNamesTheConfigDirectoryFirst() {
+        let missing = VideoError.nameNotFound("nothere.mp4", places: "~/.local/share/wayloop, /usr/share/wayloop")
+        let cases: [(error: VideoError, origin: String?, want: String, note: String)] = [
+            (missing, "/home/me/.config/wayloop/config:1",
+             "'nothere.mp4': no such file (looked for 'nothere.mp4' and 'nothere.mp4.*' in ~/.config/wayloop, "
+                + "~/.local/share/wayloop, /usr/share/wayloop) (named at /home/me/.config/wayloop/config:1)", "config beside home"),
+            (missing, nil, missing.description, "the command line: the data directories only, no origin"),
+            (.nameNotFound("a", places: ""), "/etc/wl.conf:3",
+             "'a': no such file (looked for 'a' and 'a.*' in /etc) (named at /etc/wl.conf:3)", "no data directories"),
+            (.nameNotFound("a", places: "/d"), "/wl.conf:2",
+             "'a': no such file (looked for 'a' and 'a.*' in /, /d) (named at /wl.conf:2)", "a config at the root"),
+            (.notFound("/x/a.mp4"), "/c/wl.conf:7", "'/x/a.mp4': no such file (named at /c/wl.conf:7)", "a path: only the origin"),
+        ]
+        for c in cases {
+            XCTAssertEqual(c.error.line(namedAt: c.origin, home: "/home/me"), c.want, c.note)
+        }
+    }
 }

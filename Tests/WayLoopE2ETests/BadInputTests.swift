@@ -49,6 +49,21 @@ final class BadInputTests: XCTestCase {
                           mentions: ["'\(dir)/sub/gone.mp4': no such file", "(named at \(config):5)"])
     }
 
+    /// A bare name in the config file is looked for beside the file first: the error line's
+    /// list of places starts there (a user met the list without it).
+    func testAMissingNameInTheConfigFileListsItsDirectoryFirst() throws {
+        var env = try env()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-cfgname-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        env["XDG_DATA_HOME"] = dir + "/data"
+        let config = dir + "/config"
+        try "video = nothere.mp4\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try expectFailure(["--config", config], env: env, status: 5,
+                          mentions: ["'nothere.mp4': no such file (looked for 'nothere.mp4' and 'nothere.mp4.*' in \(dir), \(dir)/data/wayloop,",
+                                     "(named at \(config):1)"])
+    }
+
     func testBadFilesBeforeConnecting() throws {
         let env = try env()
         let missing = Repo.clip("does-not-exist.mp4")

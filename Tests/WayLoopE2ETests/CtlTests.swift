@@ -220,6 +220,62 @@ final class CtlTests: XCTestCase {
         XCTAssertTrue(w.isRunning)
     }
 
+    /// A runtime directory of the test user's own (as /run/user/UID is), holding a lock file of
+    /// root's for this display, as a wayloop once run with `sudo -E` leaves it. WAYLAND_DISPLAY
+    /// becomes the compositor's socket path, so that only the lock and control files move.
+    private func runtimeWithRootLock() throws -> (env: [String: String], lock: String, binary: String, video: String) {
+        guard getuid() == 0 else { throw HarnessError("this test needs root (to act as two users)") }
+        var e = try env()
+        let display = e["WAYLAND_DISPLAY"]!
+        let runtime = scratch + "/runtime"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let user = getpwnam("wayloop-test")!.pointee
+        XCTAssertEqual(chown(runtime, user.pw_uid, user.pw_gid), 0)
+        e["WAYLAND_DISPLAY"] = display.hasPrefix("/") ? display : e["XDG_RUNTIME_DIR"]! + "/" + display
+        e["XDG_RUNTIME_DIR"] = runtime
+        e["XDG_CONFIG_HOME"] = "/nonexistent"
+        let lock = runtime + "/wayloop-\(display.split(separator: "/").last!).lock"
+        XCTAssertTrue(FileManager.default.createFile(atPath: lock, contents: Data("4242\n".utf8), attributes: [.posixPermissions: 0o600]))
+        let binDir = scratch + "/bin"
+        try FileManager.default.createDirectory(atPath: binDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.copyItem(atPath: Repo.binary, toPath: binDir + "/wayloop")
+        let video = scratch + "/grid.mp4"
+        try FileManager.default.copyItem(atPath: clip("grid.mp4"), toPath: video)
+        return (e, lock, binDir + "/wayloop", video)
+    }
+
+    /// A lock file of root's that nothing holds (a wayloop once run with `sudo -E`, long gone)
+    /// no longer stops the user's start: it is removed, with one notice, and the video plays.
+    func testAStaleLockFileOfRootIsRemoved() throws {
+        let r = try runtimeWithRootLock()
+        let w = try Wayloop(["-v", r.video], env: r.env, user: "wayloop-test", binary: r.binary)
+        defer { _ = w.stop() }
+        XCTAssertTrue(w.waitForState("HEADLESS-1", state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        XCTAssertEqual(w.stderrLines.filter { $0.contains("removed the lock file \(r.lock) of uid 0, which no process held") }.count, 1,
+                       w.stderr)
+        XCTAssertFalse(w.stderr.contains("Permission denied"), w.stderr)
+        var st = stat()
+        XCTAssertEqual(stat(r.lock, &st), 0)
+        XCTAssertEqual(st.st_uid, getpwnam("wayloop-test")!.pointee.pw_uid, "the new lock file is the user's")
+    }
+
+    /// The same file while a process of root's holds it (a wayloop run with sudo may be playing
+    /// on this display now): it is left alone, and the one error line says who holds it and
+    /// what to do.
+    func testALockFileOfRootThatIsHeldNamesItsHolder() throws {
+        let r = try runtimeWithRootLock()
+        let fd = open(r.lock, O_RDWR)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        XCTAssertEqual(flock(fd, LOCK_EX | LOCK_NB), 0)
+        let w = try Wayloop([r.video], env: r.env, user: "wayloop-test", binary: r.binary)
+        XCTAssertEqual(w.waitExit(timeout: 20), 1, w.stderr)
+        XCTAssertEqual(w.stderrLines.count, 1, w.stderr)
+        XCTAssertTrue(w.stderr.contains("belongs to uid 0, and pid \(getpid()) holds it") && w.stderr.contains("sudo kill \(getpid())"),
+                      w.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: r.lock), "a held lock file is never removed")
+    }
+
     func testNoInstanceMeansExitThree() throws {
         var e = try env()
         e["XDG_RUNTIME_DIR"] = scratch

@@ -309,13 +309,14 @@ final class Requests: ControlServerDelegate {
 
     /// Checks the files (one error line each) and forgets old failures, so that a file fixed
     /// since is tried again. Returns the files that failed now.
-    func recheck(_ paths: [String], fallbacks: Set<String> = []) -> [VideoError] {
+    /// `origins`: the entries that named them, for the error line (a config file's line).
+    func recheck(_ paths: [String], fallbacks: Set<String> = [], origins: Options? = nil) -> [VideoError] {
         var errors: [VideoError] = []
         for p in paths where app.videos.clip(p) == nil {
             app.videos.setFailure(p, nil)
             // A fallback is one video (what shows when the rest cannot): never a playlist.
             if let e = fallbacks.contains(p) ? Preflight.check(p) : PlaylistSource.preflight(p, table: &app.videos, log: app.log) {
-                app.log.scoped("video").error("\(e)")
+                app.log.scoped("video").error(e.line(namedAt: origins?.origin(of: p), home: Sys.env("HOME")))
                 app.videos.setFailure(p, e)
                 errors.append(e)
             }
@@ -345,7 +346,7 @@ final class Requests: ControlServerDelegate {
         var probe = app.options
         probe.entries = all
         // A file that cannot be opened rejects the whole change: what plays is kept.
-        let errors = recheck(probe.allVideos, fallbacks: Set(probe.allVideos).subtracting(probe.videos))
+        let errors = recheck(probe.allVideos, fallbacks: Set(probe.allVideos).subtracting(probe.videos), origins: probe)
         if !errors.isEmpty {
             let e = ControlError.video(errors, "; keeping what plays")
             app.log.notice("configuration not applied: a video cannot be opened; keeping what plays")

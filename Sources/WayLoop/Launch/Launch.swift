@@ -86,7 +86,7 @@ enum Launch {
             let check = options.videos.contains(path) ? PlaylistSource.preflight(path, table: &videos, log: log) : Preflight.check(path)
             if let e = check {
                 // A video a config file named: where (as for every other error of the file).
-                log.scoped("video").error("\(e)" + (options.origin(of: path).map { " (named at \($0))" } ?? ""))
+                log.scoped("video").error(e.line(namedAt: options.origin(of: path), home: Sys.env("HOME")))
                 videos.setFailure(path, e)
             }
         }
@@ -145,7 +145,7 @@ enum Launch {
         // try the lock and the socket in turn for a while.
         let deadline = Sys.now() + 5 * .nanosPerSecond
         while true {
-            switch InstanceLock.acquire() {
+            switch InstanceLock.acquire(log: log) {
             case .acquired(let l): return .taken(l)
             case .failed(let e):
                 log.error("\(e)")
@@ -153,7 +153,7 @@ enum Launch {
             case .held(let pid):
                 if cli.replace {
                     if case .failure(let f) = CtlClient.quit() { log.debug("asking pid \(pid) to quit: \(f)") }
-                    guard case .acquired(let l) = InstanceLock.acquire(waitSeconds: 10) else {
+                    guard case .acquired(let l) = InstanceLock.acquire(waitSeconds: 10, log: log) else {
                         log.error("the wayloop running on this display (pid \(pid)) did not stop within 10 s; not replacing it")
                         return .done(.alreadyRunning)
                     }
