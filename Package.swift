@@ -7,12 +7,15 @@
 //   CSystem      glibc/Linux calls the Glibc module does not export (_GNU_SOURCE, <malloc.h>)
 //   CFFmpeg      system library: libavformat/libavcodec/libavutil/libswscale + macro shims
 //   Shaders      GLSL as Swift string constants
-//   WayLoop      the executable: event loop, Wayland objects, EGL/GLES renderer, decoder threads
+//   WayLoopKit   the library: event loop, Wayland objects, EGL/GLES and wl_shm renderers,
+//                decoder threads; what other programs embed (import WayLoopKit and nothing else)
+//   WayLoop      the `wayloop` executable: WayLoopKit's first client, through its public API only
 import PackageDescription
 
 let package = Package(
     name: "WayLoop",
     products: [
+        .library(name: "WayLoopKit", targets: ["WayLoopKit"]),
         .executable(name: "wayloop", targets: ["WayLoop"]),
     ],
     targets: [
@@ -35,10 +38,11 @@ let package = Package(
                 .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"]),
             ]
         ),
-        .executableTarget(
-            name: "WayLoop",
+        .target(
+            name: "WayLoopKit",
             dependencies: ["WayLoopCore", "Shaders", "CWayland", "CSystem", "CFFmpeg"]
         ),
+        .executableTarget(name: "WayLoop", dependencies: ["WayLoopKit"]),
         .testTarget(name: "WayLoopCoreTests", dependencies: ["WayLoopCore"]),
         .testTarget(name: "WayLoopE2ETests", dependencies: ["WayLoopCore"]),
     ]

@@ -1,41 +1,27 @@
-// wayloop: parse → run → exit status.
+// wayloop: parse → run → exit status. WayLoopKit's first client, through its public API only.
 import Glibc
-import WayLoopCore
+import WayLoopKit
 
-// Before anything opens a file: fds 0, 1 and 2 open (on /dev/null where closed), so that no
-// lock file or socket becomes "stderr"; and a closed pipe costs a write's EPIPE, never the
-// process (SIGPIPE).
-Sys.ensureStandardDescriptors()
-signal(SIGPIPE, SIG_IGN)
-
-let log: Logger
+WayLoopCommand.prepareProcess()
+let arguments = WayLoopCommand.arguments
 let status: ExitStatus
-let arguments = Array(Sys.arguments.dropFirst())
 switch Result(catching: { () throws(UsageError) -> Command in try OptionParser.parse(arguments) }) {
 case .success(.help):
-    Sys.writeStdout(Help.text)
+    WayLoopCommand.print(Help.text)
     status = .ok
 case .success(.version):
-    Sys.writeStdout(Help.version)
+    WayLoopCommand.print(Help.version)
     status = .ok
-case .success(.run(var options)):
-    Sys.instanceName = options.name
-    // Relative paths are this process's: absolute before anything (or a hand-over) uses them.
-    let cwd = Sys.currentDirectory
-    options.configPath = options.configPath.map { Paths.absolute($0, in: cwd, home: Sys.env("HOME")) }
-    // Bare names (`wayloop ocean`): a file here, else one in the wayloop data directories.
-    options.entries = options.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) } }
-    log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
-    status = Launch.run(options: options, arguments: arguments, log: log)
+case .success(.run(let options)):
+    status = WayLoopCommand.run(options, arguments: arguments)
 case .success(.thumbnail(let command)):
-    status = Thumbnail.run(command)
+    status = WayLoopCommand.thumbnail(command)
 case .success(.decode(let command)):
-    status = DecodeRun.run(command)
+    status = WayLoopCommand.decode(command)
 case .success(.ctl(let command)):
-    Sys.instanceName = command.name
-    status = ExitStatus(rawValue: CtlClient.run(command)) ?? .failure
+    status = WayLoopCommand.ctl(command)
 case .failure(let e):
-    Sys.writeStderr("wayloop: error: usage: \(e) (see wayloop --help)")
+    WayLoopCommand.printError("wayloop: error: usage: \(e) (see wayloop --help)")
     status = .usage
 }
 exit(status.rawValue)

@@ -8,12 +8,13 @@ struct SignalFD {
     let fd: Int32
     private var mask = sigset_t()
 
-    /// Blocks SIGINT, SIGTERM (and SIGHUP, SIGUSR1 for later use) in this thread and every thread
-    /// created after, and receives them through a file descriptor. Call before starting threads.
-    init?() {
+    /// Blocks `signals` (the command: SIGINT, SIGTERM, SIGHUP, SIGUSR1) in this thread and every
+    /// thread created after, and receives them through a file descriptor. Call before starting
+    /// threads. None (a library's host keeps its own signals): an fd that never fires.
+    init?(handling signals: [Int32]) {
         sigemptyset(&mask)
-        for s in [SIGINT, SIGTERM, SIGHUP, SIGUSR1] { sigaddset(&mask, s) }
-        guard pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else { return nil }
+        for s in signals { sigaddset(&mask, s) }
+        guard signals.isEmpty || pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else { return nil }
         fd = signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
         if fd < 0 { return nil }
     }

@@ -59,28 +59,17 @@ enum Launch {
             return .failure
         }
         defer { server.shutdown() }
-        // Signals are blocked before any thread starts, so only the signalfd sees them.
-        guard let signals = SignalFD(), let wakeup = WakeupFD() else {
-            log.error("cannot set up signal handling: \(Sys.errnoText())")
-            return .failure
-        }
-        defer { signals.close() }
-        guard let display = connect(log: log) else { return .noCompositor }
-        defer { display.disconnect() }
-        startup.mark(.connected, at: Sys.now())
-        // Large blocks (decoded frames, buffers of outputs that come and go) always through
-        // mmap, so freeing them returns the memory: glibc's moving threshold would otherwise
-        // keep them in the heap after the first free, and RSS would creep up (measured).
-        _ = csys_set_mmap_threshold(128 * 1024)
-        let app = App(options: options, commandLine: cli, configEntries: configEntries, log: log,
-                      display: display, signals: signals, wakeup: wakeup, videos: videos, control: server, startup: startup,
-                      restored: restored, stateWriter: statePath.map { StateWriter(path: $0, log: log.scoped("state")) })
-        return app.run()
+        var run = Wallpaper.Run(options: options, commandLine: cli, configEntries: configEntries, videos: videos,
+                                startup: startup, log: log, signals: [SIGINT, SIGTERM, SIGHUP, SIGUSR1])
+        run.control = server
+        run.restored = restored
+        run.stateWriter = statePath.map { StateWriter(path: $0, log: log.scoped("state")) }
+        return Wallpaper(Wallpaper.Configuration(resolved: options)).runApp(run)
     }
 
     /// Checks every video an entry names (one error line each). False when none can play and
     /// no fallback colour can stand in: stop here, before connecting (or handing over).
-    private static func checkVideos(_ options: Options, into videos: inout VideoTable<Clip>, log: Logger) -> Bool {
+    static func checkVideos(_ options: Options, into videos: inout VideoTable<Clip>, log: Logger) -> Bool {
         for path in options.allVideos {
             // A fallback is one video (what shows when the rest cannot): never a playlist.
             let check = options.videos.contains(path) ? PlaylistSource.preflight(path, table: &videos, log: log) : Preflight.check(path)
@@ -120,7 +109,7 @@ enum Launch {
         }
     }
 
-    private static func connect(log: Logger) -> WLDisplay? {
+    static func connect(log: Logger) -> WLDisplay? {
         guard let display = WLDisplay.connect() else {
             let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
             log.scoped("wayland").error(name == nil

@@ -21,6 +21,9 @@ final class App {
     let wakeup: WakeupFD
     let loop: EventLoop
     let control: ControlServer?
+    /// The library value this run belongs to: state events go to its host, and its stop() and
+    /// status() requests arrive through the wakeup fd.
+    weak var owner: Wallpaper?
     /// `wayloop ctl` requests, signals and reloads (the server's delegate; it holds it weakly).
     private(set) lazy var requests = Requests(app: self)
     var registry: Registry?
@@ -68,7 +71,7 @@ final class App {
     var saveClock = SaveDebounce(generation: 0)
 
     init(options: Options, commandLine: Options, configEntries: [OutputEntry], log: Logger,
-         display: WLDisplay, signals: SignalFD, wakeup: WakeupFD, videos: VideoTable<Clip>, control: ControlServer,
+         display: WLDisplay, signals: SignalFD, wakeup: WakeupFD, videos: VideoTable<Clip>, control: ControlServer?,
          startup: StartupTimeline, restored: SavedState?, stateWriter: StateWriter?) {
         self.startup = startup
         self.options = options
@@ -86,7 +89,7 @@ final class App {
         watcher = FileWatcher()
         pressure = PressureMonitor.open(log: log.scoped("memory"))
         loop = EventLoop(display: display)
-        control.delegate = requests
+        control?.delegate = requests
         registerSources()
         registerTimers()
         saveClock = SaveDebounce(generation: stateGeneration)
@@ -98,6 +101,7 @@ final class App {
         loop.add(fd: signals.fd) { [unowned self] in requests.handleSignals() }
         loop.add(fd: wakeup.fd) { [unowned self] in
             wakeup.drain()
+            if owner?.wakeupRequests(statuses: { requests.statuses }) == true { exitStatus = .ok }
             videosChanged()
         }
         if let watcher {

@@ -17,7 +17,7 @@ extension App {
             h.surface?.invalidate()
             needsReconcile = true
         }
-        control?.publish(stateEvent(h).json)
+        publish(h)
     }
 
     /// The output draws its video: from idle or failed through loading to playing (or paused).
@@ -30,7 +30,14 @@ extension App {
     }
 
     func publishVideoChange(_ h: Head) {
-        control?.publish(stateEvent(h).json)
+        publish(h)
+    }
+
+    /// Tells the control socket's subscribers and the library's host of the output's state.
+    private func publish(_ h: Head) {
+        let event = stateEvent(h)
+        control?.publish(event.json)
+        owner?.publish(event)
     }
 
     func stateEvent(_ h: Head) -> StateEvent {

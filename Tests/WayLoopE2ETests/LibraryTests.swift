@@ -1,0 +1,101 @@
+// WayLoopKit as a library: the examples (a package that depends on it by path, built by
+// scripts/test) run against headless sway, and the `wayloop` command reaches the library through
+// its public API only.
+import Foundation
+import XCTest
+
+final class LibraryTests: XCTestCase {
+    nonisolated(unsafe) static var shared: SharedCompositor?
+
+    override class func setUp() {
+        super.setUp()
+        shared = SharedCompositor(outputs: ["640x360"])
+    }
+
+    override class func tearDown() {
+        shared?.stop()
+        super.tearDown()
+    }
+
+    /// An example program, built by `swift build --package-path Examples` (scripts/test does).
+    private func example(_ name: String) throws -> String {
+        let path = Repo.path("Examples/.build/debug/\(name)")
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw HarnessError("no example at \(path): run `swift build --package-path Examples` first")
+        }
+        return path
+    }
+
+    /// The three-line wallpaper (Examples/Sources/Wallpaper): the clip aspect-filled on the
+    /// output, and SIGTERM stops it cleanly (runAndExit reads SIGINT and SIGTERM).
+    func testTheThreeLineWallpaperFillsTheOutputAndStopsOnSIGTERM() throws {
+        let sway = try Self.shared!.get()
+        let w = try Wayloop([Repo.clip("grid.mp4")], env: sway.env, binary: try example("Wallpaper"), inheritRenderer: false)
+        defer { if w.isRunning { _ = w.stop(signal: SIGKILL) } }
+        let cells = try GridPicture.colors()
+        var report = "no screenshot yet"
+        let filled = Wait.until(timeout: 15) {
+            guard let img = try? sway.shot(sway.outputs[0]), img.width == 640, img.height == 360 else { return false }
+            let r = GridPicture.fillReport(img, cells: cells)
+            report = r.report
+            return r.ok
+        }
+        XCTAssertTrue(filled, "the example's picture is not the aspect-filled grid: \(report); \(w.stderr)")
+        XCTAssertEqual(w.stop(signal: SIGTERM), 0, w.stderr)
+        XCTAssertFalse(w.crashed, w.stderr)
+        XCTAssertTrue(w.stderr.contains("stopping on signal SIGTERM"), w.stderr)
+        XCTAssertFalse(w.stderr.contains("error"), w.stderr)
+    }
+
+    /// A video that is not there: one error line and wayloop's exit status 5, no crash (an
+    /// uncaught error at the top level of a Swift program would trap).
+    func testTheThreeLineWallpaperRefusesAMissingVideoInOneLine() throws {
+        let sway = try Self.shared!.get()
+        var env = sway.env
+        env["XDG_DATA_HOME"] = FileManager.default.temporaryDirectory.path + "/wayloop-none-\(getpid())"
+        let r = Shell.run([try example("Wallpaper"), "nothere"], env: env, timeout: 30)
+        XCTAssertEqual(r.status, 5, r.stderr)
+        let lines = r.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("'nothere': no such file"), r.stderr)
+    }
+
+    /// A host (Examples/Sources/HostControl) hears each state change on the wallpaper's
+    /// thread, asks another thread for the status and stops it there: run() returns, and the
+    /// program ends well.
+    func testAHostFollowsTheStatesAsksTheStatusAndStops() throws {
+        let sway = try Self.shared!.get()
+        let r = Shell.run([try example("HostControl"), Repo.clip("grid.mp4"), "2"], env: sway.env, timeout: 60)
+        XCTAssertEqual(r.status, 0, "\(r.stdout)\n\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let output = sway.outputs[0]
+        XCTAssertTrue(lines.contains("state \(output) playing \(Repo.clip("grid.mp4"))"), "\(lines)")
+        let status = lines.first { $0.hasPrefix("status \(output) playing frames ") }
+        let frames = status.flatMap { Int($0.split(separator: " ").last!) } ?? 0
+        XCTAssertGreaterThan(frames, 0, "no status with frames shown: \(lines)")
+        XCTAssertEqual(lines.last, "stopped", "\(lines)")
+        XCTAssertFalse(r.stderr.contains("error"), r.stderr)
+    }
+
+    /// The `wayloop` executable is WayLoopKit's client through its public API alone: it imports
+    /// nothing else of the package, never with @testable or @_spi, and its target depends on
+    /// the library only (the compiler then refuses any internal symbol).
+    func testTheCommandUsesOnlyThePublicAPI() throws {
+        let dir = Repo.path("Sources/WayLoop")
+        let files = try FileManager.default.subpathsOfDirectory(atPath: dir).filter { $0.hasSuffix(".swift") }
+        XCTAssertFalse(files.isEmpty)
+        for f in files {
+            let text = try String(contentsOfFile: dir + "/" + f, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let t = line.trimmingCharacters(in: .whitespaces)
+                XCTAssertFalse(t.contains("@testable") || t.contains("@_spi") || t.contains("@_implementationOnly"), "\(f): \(t)")
+                if t.hasPrefix("import ") {
+                    XCTAssertTrue(["import Glibc", "import WayLoopKit"].contains(t), "\(f) imports more than WayLoopKit: \(t)")
+                }
+            }
+        }
+        let manifest = try String(contentsOfFile: Repo.path("Package.swift"), encoding: .utf8)
+        XCTAssertTrue(manifest.contains(#".executableTarget(name: "WayLoop", dependencies: ["WayLoopKit"])"#),
+                      "the executable target must depend on WayLoopKit alone")
+    }
+}
