@@ -16,5 +16,7 @@ let package = Package(
         .executableTarget(name: "Wallpaper", dependencies: [.product(name: "WayLoopKit", package: wayloop)]),
         // A host that follows its wallpaper's states, asks for its status and stops it.
         .executableTarget(name: "HostControl", dependencies: [.product(name: "WayLoopKit", package: wayloop)]),
+        // Frames only: one loop as a grid of thumbnails in a PNG, without a compositor.
+        .executableTarget(name: "ContactSheet", dependencies: [.product(name: "WayLoopKit", package: wayloop)]),
     ]
 )

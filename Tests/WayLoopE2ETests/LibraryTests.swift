@@ -77,6 +77,48 @@ final class LibraryTests: XCTestCase {
         XCTAssertFalse(r.stderr.contains("error"), r.stderr)
     }
 
+    /// Frames only (Examples/Sources/ContactSheet): the first pass of the 30-frame grid clip as
+    /// a 6-column sheet of 160x90 cells, in order: its size says 30 frames, its first cell is
+    /// byte for byte `wayloop thumbnail --size 160x90 --at 0` (the same converter), and the
+    /// frame counter marker differs between the first and the last cell.
+    func testAContactSheetOfOneLoop() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-sheet-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sheet = dir + "/sheet.png", thumb = dir + "/thumb.png"
+        let r = Shell.run([try example("ContactSheet"), Repo.clip("grid.mp4"), sheet, "6", "160"], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("30 frames of"), r.stdout)
+        let t = Shell.run([Repo.binary, "thumbnail", Repo.clip("grid.mp4"), thumb, "--size", "160x90", "--at", "0"], timeout: 60)
+        XCTAssertEqual(t.status, 0, t.stderr)
+        let pixels = try rgb(sheet), cell = try rgb(thumb)
+        XCTAssertEqual(pixels.width, 960)
+        XCTAssertEqual(pixels.height, 450, "5 rows of 90: 30 frames")
+        func cellRow(_ image: (width: Int, height: Int, data: [UInt8]), cell c: Int, row y: Int) -> ArraySlice<UInt8> {
+            let x0 = (c % 6) * 160, y0 = (c / 6) * 90
+            let from = ((y0 + y) * image.width + x0) * 3
+            return image.data[from..<(from + 160 * 3)]
+        }
+        for y in 0..<90 {
+            XCTAssertEqual(cellRow(pixels, cell: 0, row: y), cell.data[(y * 160 * 3)..<((y + 1) * 160 * 3)], "row \(y) of the first cell")
+        }
+        XCTAssertNotEqual((0..<90).map { cellRow(pixels, cell: 0, row: $0) }, (0..<90).map { cellRow(pixels, cell: 29, row: $0) },
+                          "the first and last frames of the pass are the same picture")
+        let bad = Shell.run([try example("ContactSheet"), Repo.clip("empty.mp4"), sheet], timeout: 30)
+        XCTAssertEqual(bad.status, 1, bad.stderr)
+        XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("empty.mp4"), bad.stderr)
+    }
+
+    /// A PNG's pixels as packed RGB, through the ffmpeg CLI (an independent decoder).
+    private func rgb(_ png: String) throws -> (width: Int, height: Int, data: [UInt8]) {
+        let ppm = png + ".ppm"
+        let r = Shell.run(["ffmpeg", "-v", "error", "-y", "-i", png, "-f", "image2", "-c:v", "ppm", ppm], timeout: 60)
+        guard r.status == 0 else { throw HarnessError("ffmpeg could not read \(png): \(r.stderr)") }
+        let image = try Image(ppm: try Data(contentsOf: URL(fileURLWithPath: ppm)))
+        return (image.width, image.height, image.pixels)
+    }
+
     /// The `wayloop` executable is WayLoopKit's client through its public API alone: it imports
     /// nothing else of the package, never with @testable or @_spi, and its target depends on
     /// the library only (the compiler then refuses any internal symbol).
