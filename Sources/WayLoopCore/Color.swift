@@ -13,7 +13,7 @@ public enum YUVMatrix: String, Sendable, CaseIterable {
         }
     }
 
-    /// The rule for a frame whose matrix is unspecified (documented in the README): like mpv,
+    /// The rule for a frame whose matrix is unspecified (documented in docs/guide.md, "Colour"): like mpv,
     /// HD and larger (width ≥ 1280 or height > 576) is BT.709, SD is BT.601.
     public static func guess(width: Int, height: Int) -> YUVMatrix {
         (width >= 1280 || height > 576) ? .bt709 : .bt601

@@ -2,6 +2,8 @@
 // the output's shape but the clip's pixel size, and wp_viewport's destination tells the compositor
 // to scale that buffer onto the surface. Pure.
 
+/// Who scales a clip smaller than its output on the shm renderer, and the buffer it is converted
+/// into when the compositor scales it through wp_viewport.
 public enum CompositorScaling {
     /// `--scaling`: who scales a clip smaller than its output on the shm renderer.
     public enum Choice: String, Sendable, CaseIterable {
@@ -16,6 +18,7 @@ public enum CompositorScaling {
         /// compositor; the compositor's own filter).
         case compositor
 
+        /// What a `--scaling` value must be, as error messages say it.
         public static let expected = "one of auto, client, compositor"
 
         /// Whether the compositor scales, given whether it offers linux-dmabuf.
@@ -31,8 +34,9 @@ public enum CompositorScaling {
     /// A span drawn from one buffer: the canvas's picture converted once, 1:1, and each output's
     /// surface showing its part of it (wp_viewport's source rectangle), scaled by the compositor.
     public struct Canvas: Equatable, Sendable {
-        /// The shared buffer (display orientation), and how the picture lies in it.
+        /// The shared buffer's size in pixels (display orientation).
         public var buffer: Size
+        /// How the picture lies in `buffer`: fill for span, fit for span-fit.
         public var mode: ScaleMode
         /// This output's part of the buffer, in buffer pixels (within it).
         public var source: Rect

@@ -1,5 +1,5 @@
 // The config file, pure: `$XDG_CONFIG_HOME/wayloop/config` parsed into output entries (the same
-// values as the command line's -o scopes). The format (README "Config file"):
+// values as the command line's -o scopes). The format (wayloop(5); docs/guide.md "Config file"):
 //
 //     # defaults for every output (the top section, before any [output] header)
 //     video = ~/Videos/waves.mp4  # a video, a directory or a playlist file (.m3u, .m3u8, .txt)

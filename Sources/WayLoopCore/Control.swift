@@ -159,6 +159,7 @@ public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// `wayloop ctl ...` as parsed from the command line.
 public struct CtlCommand: Equatable, Sendable {
+    /// The request sent to the running instance.
     public var request: ControlRequest
     /// `status --json`: print the reply as it came.
     public var json = false
@@ -166,6 +167,7 @@ public struct CtlCommand: Equatable, Sendable {
     public var waybar = false
     /// `ctl --name NAME`: talk to the instance started with `--name NAME`.
     public var name: String?
+    /// A command sending `request`, with the client's own flags.
     public init(request: ControlRequest, json: Bool = false, waybar: Bool = false, name: String? = nil) {
         self.request = request
         self.json = json
@@ -315,12 +317,16 @@ public struct LineSplitter: Sendable {
 /// Time spent on one stage of the frame path, and how many times it ran (`ctl status --json`'s
 /// `costs`: totals since start, so that a reader takes two and divides the difference).
 public struct StageCost: Equatable, Sendable {
+    /// Time spent in all, in nanoseconds.
     public var nanos: Int64 = 0
+    /// Times the stage ran.
     public var count = 0
+    /// A cost of `nanos` nanoseconds over `count` runs.
     public init(nanos: Int64 = 0, count: Int = 0) {
         self.nanos = nanos
         self.count = count
     }
+    /// Counts one more run that took `n` nanoseconds (a negative time counts as 0).
     public mutating func add(_ n: Int64) {
         nanos &+= max(0, n)
         count += 1
@@ -333,12 +339,18 @@ public struct StageCost: Equatable, Sendable {
 /// once for the outputs sharing it; gl: the upload and draw calls), and the rest of a present up
 /// to the commit (shm: attach, damage, the fade's mix; gl: the swap, where llvmpipe shades).
 public struct FrameCosts: Equatable, Sendable {
+    /// Decoding: the decoder thread's CPU time per decoded frame.
     public var decode = StageCost()
+    /// Comparing each frame with the last (damage).
     public var compare = StageCost()
+    /// Converting or drawing a frame.
     public var convert = StageCost()
+    /// The rest of a present, up to the commit.
     public var present = StageCost()
+    /// Every stage at zero.
     public init() {}
 
+    /// `costs` in `ctl status --json`: each stage's milliseconds (two decimals) and count.
     public var json: JSON {
         func ms(_ c: StageCost) -> JSON { .number((Double(c.nanos) / 1e4).rounded() / 100) }
         return .object([("decode_ms", ms(decode)), ("decoded", .number(Double(decode.count))),
@@ -347,6 +359,7 @@ public struct FrameCosts: Equatable, Sendable {
                         ("present_ms", ms(present)), ("presented", .number(Double(present.count)))])
     }
 
+    /// Reads back what `json` wrote; nil when a stage is missing.
     public init?(json: JSON) {
         func stage(_ name: String, _ n: String) -> StageCost? {
             guard let ms = json[name + "_ms"]?.number, let c = json[n]?.number else { return nil }
@@ -366,14 +379,21 @@ public struct OutputStatus: Equatable, Sendable {
     /// The version of `ctl status --json` (top-level `"version"`): fields are only added
     /// within a version; a change to an existing one gets a new version.
     public static let version = 1
+    /// The output's connector name (`DP-1`).
     public var name: String
+    /// The output's description from the compositor ("Make Model Serial"); empty when unknown.
     public var description: String
+    /// The video it plays; nil: none.
     public var video: String?
+    /// How the video is placed; nil: no video.
     public var mode: ScaleMode?
+    /// Its player's state.
     public var state: PlayerState
     /// Seconds into the loop of the frame on screen.
     public var position: Double?
+    /// Frames drawn on the output's surface so far.
     public var framesShown: Int
+    /// Frames of its video skipped as late so far.
     public var framesDropped: Int
     /// What a failed output shows instead (a colour or a video), if anything.
     public var showing: String?
@@ -397,6 +417,7 @@ public struct OutputStatus: Equatable, Sendable {
     /// Its frame path's costs so far (nil: no video).
     public var costs: FrameCosts?
 
+    /// A status with the given fields; `decode`, `shownFps` and `pace` start nil.
     public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: PlayerState,
                 position: Double? = nil, framesShown: Int = 0, framesDropped: Int = 0, showing: String? = nil,
                 renderer: String? = nil, decoder: String? = nil, playlist: PlaylistStatus? = nil, maxFps: Double? = nil,
@@ -444,6 +465,7 @@ public struct OutputStatus: Equatable, Sendable {
         costs = json["costs"].flatMap(FrameCosts.init(json:))
     }
 
+    /// The output's object in `ctl status --json`; nil fields are null or left out.
     public var json: JSON {
         var pairs: [(String, JSON)] = [("name", .string(name)), ("description", .string(description)),
                                        ("video", video.map { .string($0) } ?? .null),
@@ -494,11 +516,14 @@ extension String {
 public struct PlaylistStatus: Equatable, Sendable {
     /// The directory or playlist file.
     public var source: String
-    /// 1-based position of the video playing, and how many the playlist has.
+    /// The 1-based position of the video playing.
     public var position: Int
+    /// How many videos the playlist has.
     public var count: Int
     /// Seconds until the next switch (nil: it switches at the end of a pass, or never).
     public var nextSwitch: Double?
+    /// An output's place: video `position` of `count` in `source`, the next switch `nextSwitch`
+    /// seconds away (nil: at the end of a pass, or never).
     public init(source: String, position: Int, count: Int, nextSwitch: Double? = nil) {
         self.source = source
         self.position = position
@@ -511,6 +536,7 @@ public struct PlaylistStatus: Equatable, Sendable {
         self.init(source: source, position: Int(p), count: Int(c), nextSwitch: json["next_switch_in"]?.number)
     }
 
+    /// The `playlist` object of `ctl status --json` and of state events.
     public var json: JSON {
         .object([("source", .string(source)), ("position", .number(Double(position))), ("count", .number(Double(count))),
                  ("next_switch_in", nextSwitch.map { .number(($0 * 10).rounded() / 10) } ?? .null)])
@@ -524,11 +550,15 @@ public struct PlaylistStatus: Equatable, Sendable {
 
 /// A state change as published to subscribers (and logged at debug level).
 public struct StateEvent: Equatable, Sendable {
+    /// The output's connector name.
     public var output: String
+    /// Its player's new state.
     public var state: PlayerState
+    /// The video it plays; nil: none.
     public var video: String?
     /// Set when the output plays a playlist: every switch sends an event with the new position.
     public var playlist: PlaylistStatus?
+    /// An event for `output`, now in `state` with `video`, and its playlist place if it plays one.
     public init(output: String, state: PlayerState, video: String?, playlist: PlaylistStatus? = nil) {
         self.output = output
         self.state = state
@@ -546,6 +576,8 @@ public struct StateEvent: Equatable, Sendable {
         return pairs
     }
 
+    /// The event as one line's object for subscribers: `"event": "state"`, the output, the state
+    /// and its reason, the video and the playlist.
     public var json: JSON {
         .object([("event", .string("state")), ("output", .string(output))] + Self.stateFields(state)
                 + [("video", video.map { .string($0) } ?? .null)] + (playlist.map { [("playlist", $0.json)] } ?? []))

@@ -4,8 +4,12 @@
 
 /// `wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--queue-frames N] [--cache-mb N] [--threads N] [--json] [-v]`.
 public struct DecodeCommand: Equatable, Sendable {
+    /// The video file decoded.
     public var video: String
+    /// `--hwdec`: how it is decoded (default auto).
     public var hwdec: HwdecMode = .auto
+    /// `--hwdec-device`: a DRM render node for VA-API or a CUDA device number for NVDEC; nil:
+    /// found automatically.
     public var hwdecDevice: String?
     /// Frames to decode (the loop goes round as often as it takes).
     public var frames = 300
@@ -13,6 +17,7 @@ public struct DecodeCommand: Equatable, Sendable {
     public var queueFrames = 8
     /// The loop cache's budget (0: every pass is decoded, as in a long loop).
     public var cacheMB = 0
+    /// `--json`: the report as JSON rather than lines of text.
     public var json = false
     /// Software frame threads, fixed (nil: as playback with the shm renderer: from 1, more while
     /// it falls behind).
@@ -20,8 +25,10 @@ public struct DecodeCommand: Equatable, Sendable {
     /// `-v`: the decoder's debug lines (the start-up check's figures among them).
     public var verbose = false
 
+    /// Decoding `video` with every option at its default.
     public init(video: String) { self.video = video }
 
+    /// The command's synopsis, as its error messages quote it.
     public static let usage = "decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--queue-frames N] [--cache-mb N] [--threads N] [--json] [-v]"
 
     /// `args` after `decode`.

@@ -17,6 +17,7 @@ public enum HwdecMode: String, CaseIterable, Sendable {
     /// NVIDIA's NVDEC through CUDA, each frame copied back to memory (both renderers).
     case nvdecCopy = "nvdec-copy"
 
+    /// What a `--hwdec` value must be, as error messages say it.
     public static let expected = "one of auto, no, vaapi, vaapi-copy, nvdec-copy"
 }
 
@@ -315,7 +316,7 @@ public struct DRMNode: Equatable, Sendable {
     }
 }
 
-/// `WAYLOOP_FAKE_HWDEC=PATH:TRIGGER[@N]`, for tests only (README, "Testing"): one hardware path
+/// `WAYLOOP_FAKE_HWDEC=PATH:TRIGGER[@N]`, for tests only (docs/testing.md): one hardware path
 /// faked with the software decoder's own frames, taken through the real decoder thread as
 /// hardware frames (the device, get_format, the start-up check, the copy back, the fallback),
 /// failing as TRIGGER says, at the Nth frame for the triggers that happen while playing.

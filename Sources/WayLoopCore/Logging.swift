@@ -6,13 +6,23 @@
 //   debug   state changes, sizes, choices made
 //   trace   per-frame lines
 
+/// How much is logged (`--log-level`); each level includes the ones before it.
 public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
-    case error = 0, notice, debug, trace
+    /// Something failed: the program, an output or a video cannot go on as asked.
+    case error = 0
+    /// One line a user wants to see: started, output added, compositor gone (the default).
+    case notice
+    /// State changes, sizes, choices made.
+    case debug
+    /// Per-frame lines.
+    case trace
 
+    /// The level called `name` (`error`, `notice`, `debug` or `trace`); nil for any other name.
     public init?(name: String) {
         guard let l = LogLevel.allCases.first(where: { $0.name == name }) else { return nil }
         self = l
     }
+    /// The level's name, as `--log-level` takes it and each log line shows it.
     public var name: String {
         switch self {
         case .error: return "error"
@@ -24,12 +34,18 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 }
 
+/// A logger for one subsystem: each message at or below `level` goes to the sink as one line,
+/// `wayloop: LEVEL: LABEL: MESSAGE`.
 public struct Logger: Sendable {
+    /// Where the lines go (stderr in the program; tests capture them), one call per line.
     public typealias Sink = @Sendable (String) -> Void
+    /// The subsystem each line names (`main`, `decode`, ...).
     public let label: String
+    /// The most detailed level logged; messages above it are not built.
     public let level: LogLevel
     private let sink: Sink
 
+    /// A logger for subsystem `label` that writes messages up to `level` to `sink`.
     public init(label: String, level: LogLevel, sink: @escaping Sink) {
         self.label = label
         self.level = level
@@ -39,15 +55,21 @@ public struct Logger: Sendable {
     /// The same sink and level under another subsystem label.
     public func scoped(_ label: String) -> Logger { Logger(label: label, level: level, sink: sink) }
 
+    /// Whether messages at level `l` are logged.
     public func enabled(_ l: LogLevel) -> Bool { l <= level }
 
+    /// Logs `message` at level `l`; the message is only built when that level is logged.
     public func log(_ l: LogLevel, _ message: @autoclosure () -> String) {
         guard l <= level else { return }
         sink("wayloop: \(l.name): \(label): \(message())")
     }
+    /// Logs `m` at error level.
     public func error(_ m: @autoclosure () -> String) { log(.error, m()) }
+    /// Logs `m` at notice level.
     public func notice(_ m: @autoclosure () -> String) { log(.notice, m()) }
+    /// Logs `m` at debug level.
     public func debug(_ m: @autoclosure () -> String) { log(.debug, m()) }
+    /// Logs `m` at trace level.
     public func trace(_ m: @autoclosure () -> String) { log(.trace, m()) }
 }
 

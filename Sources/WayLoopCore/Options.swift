@@ -37,12 +37,19 @@ public enum ScaleMode: String, Sendable, CaseIterable {
 
 /// An sRGB colour with 8-bit channels.
 public struct RGB: Equatable, Sendable, CustomStringConvertible {
-    public var red: UInt8, green: UInt8, blue: UInt8
+    /// The red channel, 0 to 255.
+    public var red: UInt8
+    /// The green channel, 0 to 255.
+    public var green: UInt8
+    /// The blue channel, 0 to 255.
+    public var blue: UInt8
+    /// A colour from its three channels.
     public init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green
         self.blue = blue
     }
+    /// Black (000000): bars and borders when nothing says otherwise.
     public static let black = RGB(red: 0, green: 0, blue: 0)
 
     /// Parses `RRGGBB` or `#RRGGBB`.
@@ -61,7 +68,9 @@ public struct RGB: Equatable, Sendable, CustomStringConvertible {
 
 /// What an output shows when its own video cannot be played.
 public enum Fallback: Equatable, Sendable, CustomStringConvertible {
+    /// A solid colour.
     case color(RGB)
+    /// Another video file.
     case video(String)
 
     /// `RRGGBB`/`#RRGGBB` is a colour; anything else names a video file.
@@ -80,6 +89,7 @@ public enum Fallback: Equatable, Sendable, CustomStringConvertible {
 
 /// Which outputs an entry applies to.
 public enum OutputSelector: Hashable, Sendable {
+    /// Every output (`*`, and the options before any `-o`).
     case all
     /// A connector name (`DP-1`) or an output description, matched like sway's `output` command.
     case named(String)
@@ -87,30 +97,42 @@ public enum OutputSelector: Hashable, Sendable {
 
 /// Everything the user said about one output selector. `nil` fields inherit from `*`, then defaults.
 public struct OutputEntry: Equatable, Sendable {
+    /// The outputs the entry applies to.
     public var selector: OutputSelector
+    /// `-i VIDEO` or a bare VIDEO: a video file, a directory or a playlist file.
     public var video: String?
+    /// `-m`: how the video is placed on the output.
     public var mode: ScaleMode?
+    /// `-c`: the colour of bars and borders.
     public var color: RGB?
+    /// `--dim`: how much the picture is darkened, 0 to 1.
     public var dim: Double?
+    /// `-f`: what the output shows when its video cannot be played.
     public var fallback: Fallback?
+    /// Pause while a fullscreen window is on the output (`pause-on-fullscreen`).
     public var pauseOnFullscreen: Bool?
+    /// Pause while running on battery (`pause-on-battery`).
     public var pauseOnBattery: Bool?
     /// `renderer =` in the config file's top section (process-wide; never per output).
     public var renderer: RendererRequest?
     /// Playlists (a directory or a playlist file as the video): switch after this many
     /// seconds, or after this many passes of each video; in random order without repeats.
     public var interval: Double?
+    /// `--loops`: a playlist switches after this many passes of each video.
     public var loops: Int?
+    /// `--shuffle`: a playlist plays in random order without repeats.
     public var shuffle: Bool?
     /// How a switch to another video looks (default fade:0.5s).
     public var transition: Transition?
-    /// `--max-fps`, `--battery-fps`: frames per second at most (0: no cap), FrameCap.
+    /// `--max-fps`: frames per second at most (0: no cap), FrameCap.
     public var maxFps: Double?
+    /// `--battery-fps`: the same cap, only while on battery (0: no cap).
     public var batteryFps: Double?
     /// `--scaling`: who scales a clip smaller than its output (CompositorScaling.Choice).
     public var scaling: CompositorScaling.Choice?
-    /// `--hwdec`, `--hwdec-device`: how its video is decoded (HwdecMode), and on which device.
+    /// `--hwdec`: how its video is decoded (HwdecMode).
     public var hwdec: HwdecMode?
+    /// `--hwdec-device`: a DRM render node for VA-API or a CUDA device number for NVDEC.
     public var hwdecDevice: String?
     /// Where `video` was named, when a config file named it (`FILE:LINE`), for its errors. Not
     /// part of what the entry says: two entries that say the same are equal wherever they came from.
@@ -119,6 +141,7 @@ public struct OutputEntry: Equatable, Sendable {
         set { origin.text = newValue }
     }
     private var origin = Origin()
+    /// An entry for `selector` with these settings; the others stay nil (inherited).
     public init(selector: OutputSelector, video: String? = nil, mode: ScaleMode? = nil,
                 color: RGB? = nil, dim: Double? = nil, fallback: Fallback? = nil,
                 pauseOnFullscreen: Bool? = nil, pauseOnBattery: Bool? = nil) {
@@ -206,6 +229,7 @@ public struct OutputSettings: Equatable, Sendable {
 
 /// What the command line asks for.
 public enum Command: Equatable, Sendable {
+    /// Run the wallpaper with these options.
     case run(Options)
     /// `wayloop ctl ...`: a request for the running instance.
     case ctl(CtlCommand)
@@ -213,12 +237,18 @@ public enum Command: Equatable, Sendable {
     case thumbnail(ThumbnailCommand)
     /// `wayloop decode ...`: decode a video as playback would, as fast as it can, and report.
     case decode(DecodeCommand)
+    /// `-h`, `--help`: print the usage text.
     case help
+    /// `-V`, `--version`: print the version.
     case version
 }
 
+/// What `wayloop [OPTIONS] [VIDEO]` asks for: the output entries and the process-wide options.
 public struct Options: Equatable, Sendable {
+    /// The output entries, in order: for one output a later entry overrides an earlier one, and a
+    /// named entry beats `*`.
     public var entries: [OutputEntry] = []
+    /// `--log-level`, `-v`: the most detailed level logged (default notice).
     public var logLevel: LogLevel = .notice
     /// Decoded frames the decoder may run ahead of presentation.
     public var queueFrames: Int = 8
@@ -227,9 +257,11 @@ public struct Options: Equatable, Sendable {
     public var cacheMB: Int = 128
     /// Write one line per presented frame to this file (for tests and tools); nil = off.
     public var traceFile: String?
-    /// Command-line overrides of every entry's pause rules (`--no-fullscreen-pause`,
-    /// `--pause-on-battery`); nil: the entries (config file) decide, then the defaults.
+    /// `--no-fullscreen-pause`: overrides every entry's fullscreen pause; nil: the entries
+    /// (config file) decide, then the default.
     public var pauseOnFullscreen: Bool?
+    /// `--pause-on-battery`: overrides every entry's battery pause; nil: the entries (config
+    /// file) decide, then the default.
     public var pauseOnBattery: Bool?
     /// `--config FILE`; nil: `$XDG_CONFIG_HOME/wayloop/config` when it exists.
     public var configPath: String?
@@ -252,6 +284,7 @@ public struct Options: Equatable, Sendable {
     public var keepRecent: Int = 3
     /// The process-wide options the command line named (a hand-over checks that it can apply them).
     public var given: Set<String> = []
+    /// Every option at its default, and no entries.
     public init() {}
 
     /// The renderer asked for: the command line's, else the config file's, else auto.
@@ -311,12 +344,12 @@ public struct Options: Equatable, Sendable {
         entries.contains { if case .color? = $0.fallback { return true }; return false }
     }
 
-    /// Every video file a setting may need: the entries' videos and fallback videos.
     /// Where a config file named `video` (`FILE:LINE`; nil: the command line or `ctl set`).
     public func origin(of video: String) -> String? {
         entries.first { $0.video == video && $0.videoOrigin != nil }?.videoOrigin
     }
 
+    /// Every video file a setting may need: the entries' videos and fallback videos.
     public var allVideos: [String] {
         var seen = videos
         for case .video(let v)? in entries.map(\.fallback) where !seen.contains(v) { seen.append(v) }
@@ -375,11 +408,17 @@ public enum OutputMatch {
     }
 }
 
+/// A command line WayLoop cannot take; each case renders as one line saying what is wrong.
 public enum UsageError: Error, Equatable, CustomStringConvertible {
+    /// An option WayLoop does not know.
     case unknownOption(String)
+    /// An option that takes a value came last, without one.
     case missingValue(option: String)
+    /// An option's value is not one it takes; `expected` says what it should be.
     case badValue(option: String, value: String, expected: String)
+    /// No video given: not on the command line, not in the config file.
     case noVideo
+    /// A second video in one `-o` scope.
     case unexpectedArgument(String)
     /// `wayloop ctl` without a command, or with an unknown one.
     case ctl(String)
@@ -402,6 +441,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// The command-line parser: `argv` to a `Command`.
 public enum OptionParser {
     /// Parses `argv` without the program name.
     public static func parse(_ args: [String]) throws(UsageError) -> Command {

@@ -1,14 +1,18 @@
 // How a stored picture is turned for display: the seeds honour AVAssetTrack.preferredTransform,
 // WayLoop honours the stream's display matrix (rotation in quarter turns, and a mirror).
 
+/// How a stored picture is turned for display: clockwise quarter turns, and a mirror.
 public struct Orientation: Equatable, Sendable, CustomStringConvertible {
     /// Clockwise quarter turns applied for display: 0, 90, 180 or 270 degrees.
     public var rotation: Int
     /// Mirrored left-right before rotating.
     public var mirrored: Bool
 
+    /// Shown as stored: no turn, no mirror.
     public static let upright = Orientation(rotation: 0, mirrored: false)
 
+    /// `rotation` clockwise degrees (a multiple of 90), brought into 0..<360; `mirrored` left-right
+    /// before turning.
     public init(rotation: Int, mirrored: Bool = false) {
         self.rotation = ((rotation % 360) + 360) % 360
         self.mirrored = mirrored

@@ -2,6 +2,7 @@
 // ⇄ paused(reason), and → failed(kind, message). Pure: the shell feeds events and publishes the
 // transitions this returns (to the debug log, and as events to the control socket's subscribers).
 
+/// Why a player is paused. Ordered as listed: when several hold, the first is reported.
 public enum PauseReason: String, Sendable, CaseIterable, Comparable {
     /// The user asked (SIGUSR1, `wayloop ctl pause`). Listed first: it wins.
     case user
@@ -19,18 +20,29 @@ public enum PauseReason: String, Sendable, CaseIterable, Comparable {
 
 /// Typed failures: missing, not playable, or failed while playing.
 public enum FailureKind: String, Sendable {
+    /// The video file is missing.
     case resourceNotFound = "resource-not-found"
+    /// The video is there but cannot be played: unreadable, not a video, no decoder for it.
     case invalidResource = "invalid-resource"
+    /// Decoding failed while playing.
     case playbackFailed = "playback-failed"
 }
 
+/// The state of one output's player: idle → loading → playing ⇄ paused(reason), and from any
+/// state → failed(kind, message).
 public enum PlayerState: Equatable, Sendable, CustomStringConvertible {
+    /// No video assigned.
     case idle
+    /// A video is being opened; its first frame is not ready yet.
     case loading
+    /// Frames are drawn as the video plays.
     case playing
+    /// Loaded but held, for the reason that comes first among those holding it.
     case paused(PauseReason)
+    /// The video cannot be played: what kind of failure, and the error line.
     case failed(FailureKind, String)
 
+    /// The state without its details, as `ctl status --json`'s `state` gives it.
     public var name: String {
         switch self {
         case .idle: return "idle"

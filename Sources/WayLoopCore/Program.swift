@@ -1,6 +1,6 @@
 // What the program says and how it ends: exit statuses and the --help text.
 
-/// Documented exit statuses (README "Exit status").
+/// Documented exit statuses (wayloop(1), and docs/guide.md "Exit status").
 public enum ExitStatus: Int32, Sendable {
     /// Stopped by SIGINT/SIGTERM, or the compositor went away.
     case ok = 0
@@ -18,9 +18,12 @@ public enum ExitStatus: Int32, Sendable {
     case alreadyRunning = 6
 }
 
+/// What `--version` and `--help` print.
 public enum Help {
-    public static let version = "wayloop 0.1.0"
+    /// The version line `--version` prints.
+    public static let version = "wayloop 0.2.0"
 
+    /// The usage text `--help` prints.
     public static let text = """
     Usage: wayloop [OPTIONS] [VIDEO]
            wayloop [-o OUTPUT [-m MODE] [-c RRGGBB] [--dim F] [-f FB] -i VIDEO]... [VIDEO]
@@ -40,8 +43,8 @@ public enum Help {
     put `exec_always wayloop ~/Videos/loop.mp4` in a sway config or `exec-once = wayloop ...`
     in Hyprland's. One per display: a second start hands its arguments to the running one
     and exits 0. Stops cleanly (exit 0) on SIGINT, SIGTERM, `wayloop ctl quit` or when the
-    compositor goes away. Settings also come from $XDG_CONFIG_HOME/wayloop/config (see the
-    README), read again on SIGHUP, `wayloop ctl reload` and when the file changes; a video
+    compositor goes away. Settings also come from $XDG_CONFIG_HOME/wayloop/config (see
+    wayloop(5)), read again on SIGHUP, `wayloop ctl reload` and when the file changes; a video
     replaced on disk while it plays is opened again.
 
     VIDEO is a path, or a bare name looked up in the wayloop data directories

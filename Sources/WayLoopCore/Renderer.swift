@@ -7,7 +7,9 @@
 public enum RendererRequest: String, Sendable, CaseIterable {
     /// shm where GL would be software, GL otherwise.
     case auto
+    /// GLES through EGL.
     case gl
+    /// libswscale straight into wl_shm buffers; never loads a GL driver.
     case shm
 
     /// The renderer asked for by name (nil: auto).

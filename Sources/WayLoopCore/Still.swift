@@ -4,24 +4,33 @@
 
 /// `wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F] [--hwdec H]`.
 public struct ThumbnailCommand: Equatable, Sendable {
+    /// The video the still is taken from.
     public var video: String
+    /// The PNG file written.
     public var file: String
     /// The output it is placed on (nil: the video's own size, as shown).
     public var size: Size?
     /// Seconds into the loop (taken modulo its length).
     public var at: Double = 0
+    /// `-m`: how the picture is placed on the output (default fill).
     public var mode: ScaleMode = .fill
+    /// `-c`: the colour of bars and borders (default black).
     public var color: RGB = RGB(red: 0, green: 0, blue: 0)
+    /// `--dim`: how much the picture is darkened, 0 to 1 (default 0).
     public var dim: Double = 0
     /// How the frame is decoded (default software: one frame is not worth a device).
     public var hwdec: HwdecMode = .no
+    /// `--hwdec-device`: a DRM render node for VA-API or a CUDA device number for NVDEC; nil:
+    /// found automatically.
     public var hwdecDevice: String?
 
+    /// A still of `video` written to `file`, every option at its default.
     public init(video: String, file: String) {
         self.video = video
         self.file = file
     }
 
+    /// The command's synopsis, as its error messages quote it.
     public static let usage = "thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F] [--hwdec H] [--hwdec-device D]"
     /// The largest side a thumbnail may have (a PNG of 16384² is 1 GiB of pixels in memory).
     public static let maxSide = 16384

@@ -2,7 +2,9 @@
 // boundary; `fade:DURATION` plays both videos for DURATION and blends the new one in (GL: in
 // the shader pass; shm: a blend pass over the two converted pictures). Pure.
 
+/// How an output goes from one video to the next (`--transition`).
 public enum Transition: Equatable, Sendable, CustomStringConvertible {
+    /// Switch on a frame boundary, with no blend.
     case none
     /// A crossfade of this many seconds.
     case fade(Double)
@@ -11,6 +13,7 @@ public enum Transition: Equatable, Sendable, CustomStringConvertible {
     public static let standard = Transition.fade(0.5)
     /// The longest fade: both videos decode for its whole length.
     public static let longestFade = 60.0
+    /// What a `--transition` value must be, as error messages say it.
     public static let expected = "none, fade or fade:DURATION (fade:0.5s, fade:2s; at most 60s)"
 
     /// `none`, `fade` (0.5 s) or `fade:DURATION`.

@@ -3,15 +3,24 @@
 
 /// Why a video cannot be played. Each case renders as one line naming the file and the reason.
 public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No file at this path.
     case notFound(String)
     /// A bare name found neither where it was given nor in the wayloop data directories.
     case nameNotFound(String, places: String)
+    /// The path is a directory where a video file was expected.
     case isDirectory(String)
+    /// The file cannot be read (or is not a regular file); `reason` says why.
     case unreadable(String, reason: String)
+    /// The file is empty.
     case empty(String)
+    /// The file is not a playable video (FFmpeg cannot open it, or it is a device); `reason`
+    /// says why.
     case notAVideo(String, reason: String)
+    /// The file has no video stream (audio only, say).
     case noVideoStream(String)
+    /// The video's codec, `codec`, has no decoder in this FFmpeg build.
     case unsupportedCodec(String, codec: String)
+    /// No frame could be decoded; `reason` says why.
     case decodeFailed(String, reason: String)
     /// A directory or playlist file with nothing playable in it.
     case noVideos(String, directory: Bool, reason: String)

@@ -3,6 +3,7 @@
 // and loop cache as the wallpaper; no compositor.
 import CFFmpeg
 import Glibc
+import WayLoopCore
 
 /// A video's gapless loop as frames, decoded ahead on a thread of its own: pass after pass,
 /// each frame stamped on one endless timeline (pass 0 starts at 0 s; the loop's seam has no gap).
@@ -96,8 +97,9 @@ public final class LoopFrames {
 
 /// A video as ``LoopFrames`` opened it.
 public struct LoopInfo: Sendable, Equatable {
-    /// The coded size, in pixels.
+    /// The coded width, in pixels (before ``orientation``).
     public let width: Int
+    /// The coded height, in pixels (before ``orientation``).
     public let height: Int
     /// Frames per second (the stream's average).
     public let frameRate: Double
@@ -134,9 +136,9 @@ public final class LoopFrame {
 
     deinit { release() }
 
-    /// The size of the decoded picture (as stored, before ``orientation``), in pixels; zero
-    /// once released.
+    /// The decoded picture's width as stored (before ``orientation``), in pixels; 0 once released.
     public var width: Int { handle.map { Int($0.frame.pointee.width) } ?? 0 }
+    /// The decoded picture's height as stored (before ``orientation``), in pixels; 0 once released.
     public var height: Int { handle.map { Int($0.frame.pointee.height) } ?? 0 }
 
     /// The picture as an output of `width` x `height` pixels would show it with `mode`

@@ -4,6 +4,7 @@
 // state file, the instance lock and the control socket around it).
 import CSystem
 import Glibc
+import WayLoopCore
 
 /// A looping video wallpaper on every output of a Wayland compositor with wlr-layer-shell
 /// (sway, Hyprland, river, labwc, niri, KDE Plasma): gapless, decoded ahead, paused while hidden.

@@ -186,15 +186,15 @@ final class SnapshotTests: XCTestCase {
         }
     }
 
-    /// The README's theming recipe, as printed there, with `wal` a stand-in that keeps each
+    /// The user guide's theming recipe (docs/guide.md), as printed there, with `wal` a stand-in that keeps each
     /// image it is handed: the output's picture is handed over at start and again after a switch.
     func testTheReadmesThemeRecipeRunsOnEverySwitch() throws {
         let sway = try Self.shared!.get()
         let output = sway.outputs[0]
-        let readme = try String(contentsOfFile: Repo.path("README.md"), encoding: .utf8)
+        let readme = try String(contentsOfFile: Repo.path("docs/guide.md"), encoding: .utf8)
         guard let start = readme.range(of: "```sh\n#!/bin/sh\n# ~/.local/bin/wayloop-theme"),
               let end = readme.range(of: "```", range: readme.index(start.lowerBound, offsetBy: 5)..<readme.endIndex) else {
-            return XCTFail("no wayloop-theme recipe in the README")
+            return XCTFail("no wayloop-theme recipe in docs/guide.md")
         }
         let recipe = readme[readme.index(start.lowerBound, offsetBy: 6)..<end.lowerBound]
         XCTAssertTrue(recipe.contains("wal -q -n -i"), "the recipe no longer runs pywal: \(recipe)")

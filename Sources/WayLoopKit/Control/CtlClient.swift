@@ -5,7 +5,7 @@ import Glibc
 import WayLoopCore
 
 enum CtlClient {
-    /// Exit statuses of `wayloop ctl` (README "wayloop ctl").
+    /// Exit statuses of `wayloop ctl` (wayloop-ctl(1), docs/guide.md "Control").
     static let ok: Int32 = 0, requestFailed: Int32 = 1, usage: Int32 = 2, notRunning: Int32 = 3
 
     enum Failure: Error, CustomStringConvertible {

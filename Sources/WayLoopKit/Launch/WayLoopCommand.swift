@@ -1,6 +1,7 @@
 // The `wayloop` command's own entry points: what its main.swift calls, beside Wallpaper (which
 // Launch runs). The executable reaches WayLoopKit through these and the core's values only.
 import Glibc
+import WayLoopCore
 
 /// The `wayloop` command's entry points: the process set-up, a run with the config file, state
 /// file, instance lock and control socket around a ``Wallpaper``, and the `ctl`, `thumbnail` and
