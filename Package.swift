@@ -16,6 +16,10 @@ let package = Package(
     name: "WayLoop",
     products: [
         .library(name: "WayLoopKit", targets: ["WayLoopKit"]),
+        // The Wayland protocol code WayLoopKit is built with (wayland-client, wlr-layer-shell,
+        // xdg-shell, viewporter, …), for a host that makes its own surfaces for a VideoView:
+        // one copy of each protocol's symbols in the program, not two.
+        .library(name: "WayLoopWayland", targets: ["CWayland"]),
         .executable(name: "wayloop", targets: ["WayLoop"]),
     ],
     targets: [

@@ -16,6 +16,9 @@ let package = Package(
         .executableTarget(name: "Wallpaper", dependencies: [.product(name: "WayLoopKit", package: wayloop)]),
         // A host that follows its wallpaper's states, asks for its status and stops it.
         .executableTarget(name: "HostControl", dependencies: [.product(name: "WayLoopKit", package: wayloop)]),
+        // A host's own layer surface (top layer, 320x180) with a VideoView drawing into it.
+        .executableTarget(name: "Backdrop", dependencies: [.product(name: "WayLoopKit", package: wayloop),
+                                                         .product(name: "WayLoopWayland", package: wayloop)]),
         // Frames only: one loop as a grid of thumbnails in a PNG, without a compositor.
         .executableTarget(name: "ContactSheet", dependencies: [.product(name: "WayLoopKit", package: wayloop)]),
     ]

@@ -7,6 +7,8 @@
 #include <malloc.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -81,4 +83,25 @@ void csys_blend(unsigned char *restrict dst, const unsigned char *restrict a, co
 #endif
     const unsigned iw = 256 - w;
     for (; i < n; i++) dst[i] = (unsigned char)((a[i] * iw + b[i] * w) >> 8);
+}
+
+int csys_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int csys_epoll_add(int epoll_fd, int fd) {
+    struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+    return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int csys_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK); }
+
+int csys_timerfd_arm(int fd, long long nanos) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = nanos / 1000000000LL;
+    spec.it_value.tv_nsec = nanos % 1000000000LL;
+    return timerfd_settime(fd, 0, &spec, NULL);
+}
+
+int csys_timerfd_drain(int fd) {
+    unsigned long long expirations = 0;
+    return (int)read(fd, &expirations, sizeof expirations);
 }

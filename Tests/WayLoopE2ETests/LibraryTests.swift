@@ -77,6 +77,75 @@ final class LibraryTests: XCTestCase {
         XCTAssertFalse(r.stderr.contains("error"), r.stderr)
     }
 
+    /// Runs the Backdrop example (a host's own 320x180 layer surface on the top layer, centred,
+    /// with a VideoView in it) with `arguments` until `done` holds for a screenshot of the
+    /// 640x360 output; its stdout lines, and whether `done` held. It is killed if still running.
+    private func backdrop(_ arguments: [String], until done: (Image) -> Bool, report: () -> String) throws -> (lines: [String], held: Bool, status: Int32?) {
+        let sway = try Self.shared!.get()
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-backdrop-\(UUID().uuidString.prefix(8))").path
+        let err = out + ".err"
+        defer { for f in [out, err] { try? FileManager.default.removeItem(atPath: f) } }
+        guard let host = Child([try example("Backdrop")] + arguments, env: sway.env, stdout: out, stderr: err) else {
+            throw HarnessError("cannot start the Backdrop example")
+        }
+        defer { if host.isRunning { kill(host.pid, SIGKILL); _ = host.wait(timeout: 5) } }
+        let held = Wait.until(timeout: 20) {
+            guard let img = try? sway.shot(sway.outputs[0]), img.width == 640, img.height == 360 else { return false }
+            return done(img)
+        }
+        let quits = arguments.contains { $0.hasSuffix(":quit") }
+        let status = quits ? host.wait(timeout: 30) : nil
+        let stderr = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
+        XCTAssertFalse(stderr.contains("error"), "\(arguments): \(stderr)")
+        XCTAssertTrue(held, "\(arguments): \(report()); \(stderr)")
+        let lines = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        return (lines, held, status)
+    }
+
+    /// A host's own surface (Examples/Sources/Backdrop), on both renderers: the grid
+    /// aspect-filled inside the host's 320x180 surface with the compositor's own background
+    /// around it; the host ends its loop and exits well, having drawn frames all along.
+    func testAHostsOwnSurfaceShowsTheVideoOnBothRenderers() throws {
+        let cells = try GridPicture.colors()
+        for renderer in ["shm", "gl"] {
+            var report = "no screenshot yet"
+            let run = try backdrop([Repo.clip("grid.mp4"), renderer, "6:quit"], until: { img in
+                let r = GridPicture.fillReport(img.cropped(x: 160, y: 90, width: 320, height: 180), cells: cells)
+                report = r.report + "; outside \(img.pixel(20, 20))"
+                return r.ok && !cells.joined().contains { $0.close(to: img.pixel(20, 20), tolerance: 12) }
+            }, report: { report })
+            XCTAssertEqual(run.status, 0, "\(renderer): \(run.lines)")
+            XCTAssertTrue(run.lines.contains("state playing"), "\(renderer): \(run.lines)")
+            let frames = run.lines.last { $0.hasPrefix("frames ") }
+            XCTAssertGreaterThan(frames.flatMap { Int($0.split(separator: " ")[1]) } ?? 0, 10, "\(renderer): \(run.lines)")
+            XCTAssertTrue(frames?.contains("renderer: \(renderer)") == true, "\(renderer): \(run.lines)")
+        }
+    }
+
+    /// The view's controls from the host's loop, on both renderers: paused, no frame is drawn
+    /// until it resumes; the host's surface grows to 480x270 and the view fills it; a switch to
+    /// a red clip shows red over all of it (and the compositor's background around it), which
+    /// also proves it drew again after the resume.
+    func testAHostsViewPausesResizesAndSwitches() throws {
+        let red = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-red-\(getpid()).mp4").path
+        try SolidClip.make(red, colour: "0xFF0000", size: "320x180")
+        defer { try? FileManager.default.removeItem(atPath: red) }
+        for renderer in ["shm", "gl"] {
+            var report = "no screenshot yet"
+            let run = try backdrop([Repo.clip("grid.mp4"), renderer, "1:pause", "2:resume", "3:size=480x270", "3:switch=\(red)"], until: { img in
+                let inside = [(82, 47), (557, 47), (82, 312), (557, 312), (320, 180)].map { img.pixel($0.0, $0.1) }
+                let outside = [(76, 41), (563, 318)].map { img.pixel($0.0, $0.1) }
+                report = "inside \(inside), outside \(outside)"
+                return inside.allSatisfy { $0.close(to: RGB8(255, 0, 0), tolerance: 24) }
+                    && outside.allSatisfy { !$0.close(to: RGB8(255, 0, 0), tolerance: 24) }
+            }, report: { report })
+            let at = { (what: String) in run.lines.first { $0.hasPrefix("\(what) at frames ") }.flatMap { Int($0.split(separator: " ").last!) } }
+            XCTAssertNotNil(at("pause"), "\(renderer): \(run.lines)")
+            XCTAssertEqual(at("pause"), at("resume"), "\(renderer): frames drawn while paused: \(run.lines)")
+            XCTAssertTrue(run.lines.contains("state paused (user)"), "\(renderer): \(run.lines)")
+        }
+    }
+
     /// Frames only (Examples/Sources/ContactSheet): the first pass of the 30-frame grid clip as
     /// a 6-column sheet of 160x90 cells, in order: its size says 30 frames, its first cell is
     /// byte for byte `wayloop thumbnail --size 160x90 --at 0` (the same converter), and the
@@ -139,5 +208,17 @@ final class LibraryTests: XCTestCase {
         let manifest = try String(contentsOfFile: Repo.path("Package.swift"), encoding: .utf8)
         XCTAssertTrue(manifest.contains(#".executableTarget(name: "WayLoop", dependencies: ["WayLoopKit"])"#),
                       "the executable target must depend on WayLoopKit alone")
+    }
+}
+
+extension Image {
+    /// The part of the picture at (x, y), `width` x `height` pixels.
+    func cropped(x: Int, y: Int, width w: Int, height h: Int) -> Image {
+        var ppm = Data("P6\n\(w) \(h)\n255\n".utf8)
+        for row in y..<(y + h) {
+            let from = (row * width + x) * 3
+            ppm.append(contentsOf: pixels[from..<(from + w * 3)])
+        }
+        return try! Image(ppm: ppm)
     }
 }

@@ -39,4 +39,12 @@ void csys_av_clear_error(void);
 /* The last captured message ("" if none): valid until this thread logs again. */
 const char *csys_av_last_error(void);
 
+/* The embedded view's one fd for its host: an epoll set (-1 on failure) over its fds, and a
+ * timerfd (CLOCK_MONOTONIC, non-blocking; -1 on failure) armed `nanos` from now (0 disarms). */
+int csys_epoll_create(void);
+int csys_epoll_add(int epoll_fd, int fd);
+int csys_timerfd_create(void);
+int csys_timerfd_arm(int fd, long long nanos);
+int csys_timerfd_drain(int fd);
+
 #endif /* WAYLOOP_CSYSTEM_H */

@@ -65,14 +65,14 @@ enum RenderDevices {
     /// the device's limits to `limits`, which the decoders read. Returns the one line that says
     /// which renderer and why.
     static func make(_ request: RendererRequest, early: RendererChoice.Decision?, display: EGLWaylandDisplay, shm: ShmGlobal?,
-                     dmabuf: Bool, limits: PictureLimits) throws(DeviceError) -> (device: any RenderDevice, line: String) {
+                     dmabuf: Bool, limits: PictureLimits, sharedWithHost: Bool = false) throws(DeviceError) -> (device: any RenderDevice, line: String) {
         var decision: RendererChoice.Decision
         var gl: GLDevice?
         if let early {
             decision = early
         } else {
             do {
-                let device = try GLDevice(display: display)
+                let device = try GLDevice(display: display, sharedWithHost: sharedWithHost)
                 decision = RendererChoice.afterEGL(request, glRenderer: device.name)
                 // Software GL under auto: EGL goes at once, shm draws.
                 if decision.kind == .gl { gl = device }

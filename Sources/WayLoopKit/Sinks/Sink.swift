@@ -31,6 +31,27 @@ enum SinkError: Error, CustomStringConvertible {
     }
 }
 
+/// What a sink draws on: a wl_surface with its buffer size and frame callback. The wallpaper's
+/// layer surfaces (LayerSurface) and a host's own surface (HostSurface, the embedded view).
+protocol SinkSurface: AnyObject {
+    /// The raw wl_surface: buffer attach, commit, wl_egl_window_create.
+    var surface: OpaquePointer { get }
+    /// Its buffers' size in pixels (logical size times scale).
+    var bufferSize: Size { get }
+    /// Buffers of any size can be shown over the whole surface (a viewport).
+    var scalesBuffers: Bool { get }
+    /// Something other than a new frame needs drawing (a resize, other settings).
+    var needsRedraw: Bool { get }
+    /// wl_surface.set_buffer_transform for the next commit.
+    func setBufferTransform(_ t: Int32)
+    /// The next buffer is `size` pixels of which `source` is shown (LayerSurface.attaching).
+    func attaching(_ size: Size, source: Rect?)
+    /// Asks for a frame callback; before the commit.
+    func requestFrame()
+}
+
+extension LayerSurface: SinkSurface {}
+
 /// The picture fading out under a new one (a crossfade): drawn with its own settings, then the
 /// new picture over it with `weight` (0...1, the new one's share).
 struct FadeLayer {
@@ -46,15 +67,15 @@ protocol Sink: AnyObject {
     /// Its part of the frame path's costs: converting (or drawing) and presenting.
     var costs: FrameCosts { get }
     /// Makes (or resizes) what the surface's buffer size needs, after a configure.
-    func resize(_ surface: LayerSurface) throws(SinkError)
+    func resize(_ surface: any SinkSurface) throws(SinkError)
     /// False while drawing `picture` with `settings` would have to wait (shm: every buffer for
     /// it is still the compositor's).
-    func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: LayerSurface) -> Bool
+    func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: any SinkSurface) -> Bool
     /// Fills the whole surface with one colour and commits.
-    func present(colour: RGB, on surface: LayerSurface) throws(SinkError)
+    func present(colour: RGB, on surface: any SinkSurface) throws(SinkError)
     /// Draws `picture` with `settings` and commits; requests the frame callback and calls
     /// `beforeCommit` just before the commit. `shared`: other outputs of this size show the
     /// same clip (a sink may convert once for all of them). `fading`: blend `picture` over it.
-    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
+    func present(_ picture: Picture, settings: OutputSettings, on surface: any SinkSurface, shared: Bool, fading: FadeLayer?,
                  beforeCommit: () -> Void) throws(SinkError)
 }

@@ -15,7 +15,34 @@ struct GraphicsError: Error, CustomStringConvertible {
     }
 }
 
+/// The EGL state current on this thread, kept while the library draws on a host's thread and
+/// put back after (a host with GL of its own finds its context as it left it).
+struct EGLCurrent {
+    private let display: EGLDisplay?
+    private let draw: EGLSurface?
+    private let read: EGLSurface?
+    private let context: EGLContext?
+
+    /// What is current now.
+    static func capture() -> EGLCurrent {
+        EGLCurrent(display: eglGetCurrentDisplay(), draw: eglGetCurrentSurface(EGL_DRAW), read: eglGetCurrentSurface(EGL_READ),
+                   context: eglGetCurrentContext())
+    }
+
+    /// Makes it current again; with none before, `ours` lets go of the thread.
+    func restore(releasing ours: EGLDisplay) {
+        if let display, display != wlx_egl_no_display(), let context, context != wlx_egl_no_context() {
+            eglMakeCurrent(display, draw ?? wlx_egl_no_surface(), read ?? wlx_egl_no_surface(), context)
+        } else {
+            eglMakeCurrent(ours, wlx_egl_no_surface(), wlx_egl_no_surface(), wlx_egl_no_context())
+        }
+    }
+}
+
 final class EGL {
+    /// On a host's display and thread (the embedded view): the display is the host's too, so
+    /// it is never terminated, and what is current is never assumed (the host may change it).
+    let sharedWithHost: Bool
     let display: EGLDisplay
     let config: EGLConfig
     let context: EGLContext
@@ -31,7 +58,8 @@ final class EGL {
         "swap with damage \(swapWithDamage == nil ? "no" : "yes"), buffer age \(hasBufferAge ? "yes" : "no")"
     }
 
-    init(display wayland: EGLWaylandDisplay) throws(GraphicsError) {
+    init(display wayland: EGLWaylandDisplay, sharedWithHost: Bool = false) throws(GraphicsError) {
+        self.sharedWithHost = sharedWithHost
         guard let d = wayland.eglDisplay() else { throw GraphicsError("no EGL display for the Wayland connection") }
         var major: EGLint = 0, minor: EGLint = 0
         guard eglInitialize(d, &major, &minor) == EGL_TRUE else { throw GraphicsError("eglInitialize failed") }
@@ -80,6 +108,12 @@ final class EGL {
     }
 
     deinit {
+        if sharedWithHost {
+            let before = EGLCurrent.capture()
+            eglDestroyContext(display, context)
+            before.restore(releasing: display)
+            return
+        }
         eglMakeCurrent(display, wlx_egl_no_surface(), wlx_egl_no_surface(), wlx_egl_no_context())
         eglDestroyContext(display, context)
         eglTerminate(display)
@@ -97,7 +131,7 @@ final class EGL {
     }
 
     func makeCurrent(_ surface: EGLSurface) throws(GraphicsError) {
-        if current == surface { return }
+        if current == surface && !sharedWithHost { return }
         guard eglMakeCurrent(display, surface, surface, context) == EGL_TRUE else {
             throw GraphicsError("eglMakeCurrent failed")
         }

@@ -22,8 +22,8 @@ final class GLDevice: RenderDevice {
     /// GL_RENDERER (for the log line and the auto choice).
     let name: String
 
-    init(display: EGLWaylandDisplay) throws(GraphicsError) {
-        let egl = try EGL(display: display)
+    init(display: EGLWaylandDisplay, sharedWithHost: Bool = false) throws(GraphicsError) {
+        let egl = try EGL(display: display, sharedWithHost: sharedWithHost)
         // Surfaceless: compile the program before any output has a surface.
         guard eglMakeCurrent(egl.display, wlx_egl_no_surface(), wlx_egl_no_surface(), egl.context) == EGL_TRUE else {
             throw GraphicsError("EGL cannot make the context current without a surface")

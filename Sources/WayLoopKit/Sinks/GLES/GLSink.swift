@@ -26,9 +26,9 @@ final class GLSink: Sink {
         if let eglSurface { device.egl.destroySurface(eglSurface) }
     }
 
-    func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: LayerSurface) -> Bool { eglSurface != nil }
+    func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: any SinkSurface) -> Bool { eglSurface != nil }
 
-    func resize(_ surface: LayerSurface) throws(SinkError) {
+    func resize(_ surface: any SinkSurface) throws(SinkError) {
         let b = surface.bufferSize
         forgetDrawn()
         if let window {
@@ -54,7 +54,7 @@ final class GLSink: Sink {
         }
     }
 
-    func present(colour: RGB, on surface: LayerSurface) throws(SinkError) {
+    func present(colour: RGB, on surface: any SinkSurface) throws(SinkError) {
         let s = try makeCurrent()
         device.renderer.clear(colour, buffer: surface.bufferSize)
         try swap(s)
@@ -67,7 +67,7 @@ final class GLSink: Sink {
         drawnKey = nil
     }
 
-    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
+    func present(_ picture: Picture, settings: OutputSettings, on surface: any SinkSurface, shared: Bool, fading: FadeLayer?,
                  beforeCommit: () -> Void) throws(SinkError) {
         drawStarted = Sys.threadCPU()
         let s = try makeCurrent()

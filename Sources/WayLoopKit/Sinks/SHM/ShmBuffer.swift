@@ -111,7 +111,7 @@ final class ShmBuffer: PixelCanvas {
     /// Attaches to `surface` with `damage` (buffer pixels; nil: the whole buffer; the caller
     /// commits). `view`: only that part of the picture, as a wl_buffer of its own (damage in
     /// its pixels).
-    func attach(to surface: LayerSurface, damage: [PixelRect]? = nil, view: PixelRect? = nil) throws(SinkError) {
+    func attach(to surface: any SinkSurface, damage: [PixelRect]? = nil, view: PixelRect? = nil) throws(SinkError) {
         guard let view, view != PixelRect(x: 0, y: 0, width: size.width, height: size.height) else {
             buffer.attach(to: surface.surface, damage: damage)
             wholeBusy = true

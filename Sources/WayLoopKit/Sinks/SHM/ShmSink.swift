@@ -27,13 +27,13 @@ final class ShmSink: Sink {
 
     init(device: ShmDevice) { self.device = device }
 
-    func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: LayerSurface) -> Bool {
+    func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: any SinkSurface) -> Bool {
         guard let b = blocked else { return true }
         guard b.releases == device.releases, let picture, let settings else { return true }
         return b.clip != picture.clip || b.key != key(picture, settings, surface)
     }
 
-    func resize(_ surface: LayerSurface) throws(SinkError) {
+    func resize(_ surface: any SinkSurface) throws(SinkError) {
         colourBuffers.removeAll { $0.size != surface.bufferSize && !$0.busy }
         blocked = nil
         committed = nil
@@ -42,7 +42,7 @@ final class ShmSink: Sink {
     /// The buffer's size in the picture's stored orientation (a quarter turn swaps its sides):
     /// the surface's, or a smaller one the compositor scales (`attachment`). A span's canvas
     /// buffer is one key for every output of the span: converted once.
-    private func key(_ picture: Picture, _ settings: OutputSettings, _ surface: LayerSurface) -> ShmPictures.Key {
+    private func key(_ picture: Picture, _ settings: OutputSettings, _ surface: any SinkSurface) -> ShmPictures.Key {
         let a = attachment(picture, settings, surface)
         let b = a.size
         let size = picture.orientation.rotation % 180 == 0 ? b : Size(width: b.height, height: b.width)
@@ -54,7 +54,7 @@ final class ShmSink: Sink {
     /// (`--scaling`, and a viewport) the picture's own where it is upscaled; for a span, the
     /// canvas buffer, its mode on the canvas, and this output's part of it.
     private func attachment(_ picture: Picture, _ settings: OutputSettings,
-                            _ surface: LayerSurface) -> (size: Size, source: Rect?, mode: ScaleMode?) {
+                            _ surface: any SinkSurface) -> (size: Size, source: Rect?, mode: ScaleMode?) {
         let whole = (surface.bufferSize, nil as Rect?, nil as ScaleMode?)
         guard settings.scaling.compositorScales(dmabuf: device.dmabuf), surface.scalesBuffers else { return whole }
         let video = picture.orientation.displaySize(picture.size)
@@ -68,7 +68,7 @@ final class ShmSink: Sink {
         return (b, nil, nil)
     }
 
-    func present(colour: RGB, on surface: LayerSurface) throws(SinkError) {
+    func present(colour: RGB, on surface: any SinkSurface) throws(SinkError) {
         let size = surface.bufferSize
         colourBuffers.removeAll { $0.size != size && !$0.busy }
         let b: ShmBuffer
@@ -82,7 +82,7 @@ final class ShmSink: Sink {
         }
         b.fill(colour)
         surface.setBufferTransform(0)
-        surface.attaching(size)
+        surface.attaching(size, source: nil)
         try b.attach(to: surface)
         wl_surface_commit(surface.surface)
         damaged.record(nil, of: size)
@@ -90,7 +90,7 @@ final class ShmSink: Sink {
         committed = nil
     }
 
-    func present(_ picture: Picture, settings: OutputSettings, on surface: LayerSurface, shared: Bool, fading: FadeLayer?,
+    func present(_ picture: Picture, settings: OutputSettings, on surface: any SinkSurface, shared: Bool, fading: FadeLayer?,
                  beforeCommit: () -> Void) throws(SinkError) {
         let started = Sys.threadCPU()
         let converted = costs.convert.nanos
@@ -132,7 +132,7 @@ final class ShmSink: Sink {
         let view = attachment(picture, settings, surface).source.map { ShmSink.pixels($0, within: buffer.size) }
         // A redraw the surface asked for (a configure, other settings, a resume) damages all.
         let damage = blended || surface.needsRedraw ? nil : damage(picture, key: key).map { ShmSink.inView($0, view) }
-        surface.attaching(view.map { Size(width: $0.width, height: $0.height) } ?? buffer.size)
+        surface.attaching(view.map { Size(width: $0.width, height: $0.height) } ?? buffer.size, source: nil)
         try buffer.attach(to: surface, damage: damage, view: view)
         damaged.record(damage, of: view.map { Size(width: $0.width, height: $0.height) } ?? buffer.size)
         surface.requestFrame()

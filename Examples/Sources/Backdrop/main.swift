@@ -1,0 +1,89 @@
+// A host with a surface of its own: a 320x180 layer surface on the *top* layer (over windows),
+// centred, with a looping video drawn into it by a VideoView. The host owns the connection, the
+// surface and the loop; the view has an event queue of its own and one fd to poll.
+// `Backdrop VIDEO [RENDERER [SECONDS:ACTION]...]`: RENDERER auto, gl or shm; each ACTION (pause,
+// resume, switch=VIDEO, size=WxH, quit) at SECONDS after the start. It runs until killed or quit.
+import CWayland
+import Foundation
+import WayLoopKit
+
+final class Host {
+    var compositor: OpaquePointer?, layerShell: OpaquePointer?
+    var size: (width: Int, height: Int)?
+    var closed = false
+}
+let host = Host()
+let hostData = Unmanaged.passUnretained(host).toOpaque()
+nonisolated(unsafe) var registryListener = wl_registry_listener(
+    global: { data, registry, name, interface, _ in
+        let host = Unmanaged<Host>.fromOpaque(data!).takeUnretainedValue()
+        switch String(cString: interface!) {
+        case "wl_compositor": host.compositor = OpaquePointer(wl_registry_bind(registry, name, wlx_compositor_interface(), 4))
+        case "zwlr_layer_shell_v1": host.layerShell = OpaquePointer(wl_registry_bind(registry, name, wlx_layer_shell_interface(), 1))
+        default: break
+        }
+    },
+    global_remove: { _, _, _ in })
+nonisolated(unsafe) var layerListener = zwlr_layer_surface_v1_listener(
+    configure: { data, layer, serial, width, height in
+        zwlr_layer_surface_v1_ack_configure(layer, serial)
+        Unmanaged<Host>.fromOpaque(data!).takeUnretainedValue().size = (Int(width), Int(height))
+    },
+    closed: { data, _ in Unmanaged<Host>.fromOpaque(data!).takeUnretainedValue().closed = true })
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let display = wl_display_connect(nil) else { fatalError("no Wayland compositor (WAYLAND_DISPLAY)") }
+wl_registry_add_listener(wl_display_get_registry(display), &registryListener, hostData)
+wl_display_roundtrip(display)
+guard let compositor = host.compositor, let shell = host.layerShell else { fatalError("no wlr-layer-shell") }
+let surface = wl_compositor_create_surface(compositor)!
+let layer = zwlr_layer_shell_v1_get_layer_surface(shell, surface, nil, ZWLR_LAYER_SHELL_V1_LAYER_TOP.rawValue, "backdrop")!
+zwlr_layer_surface_v1_add_listener(layer, &layerListener, hostData)
+zwlr_layer_surface_v1_set_size(layer, 320, 180)
+wl_surface_commit(surface)
+while host.size == nil && wl_display_dispatch(display) >= 0 {}
+var shown = host.size!
+
+let view: VideoView
+do {
+    view = try VideoView(display: display, surface: surface, width: shown.width, height: shown.height,
+                         video: arguments.first ?? "default-loop",
+                         renderer: arguments.count > 1 ? RendererRequest(rawValue: arguments[1]) ?? .auto : .auto)
+} catch {
+    FileHandle.standardError.write(Data("Backdrop: error: \(error)\n".utf8))
+    exit(1)
+}
+view.onStateChange = { say("state \($0)") }
+var actions = arguments.dropFirst(2).compactMap { a -> (at: Double, what: String)? in
+    let p = a.split(separator: ":", maxSplits: 1)
+    return p.count == 2 ? Double(p[0]).map { ($0, String(p[1])) } : nil
+}
+let start = Date()
+// The host's loop: its own connection and the view's fd in one poll.
+while !host.closed {
+    while wl_display_prepare_read(display) != 0 { wl_display_dispatch_pending(display) }
+    wl_display_flush(display)
+    var fds = [pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0),
+               pollfd(fd: view.fileDescriptor, events: Int16(POLLIN), revents: 0)]
+    _ = poll(&fds, 2, 50)
+    if fds[0].revents & Int16(POLLIN) != 0 { wl_display_read_events(display) } else { wl_display_cancel_read(display) }
+    if wl_display_dispatch_pending(display) < 0 { break }
+    if let s = host.size, s != shown { shown = s; view.resize(width: s.width, height: s.height) }
+    view.dispatch()
+    while let a = actions.first, Date().timeIntervalSince(start) >= a.at {
+        actions.removeFirst()
+        say("\(a.what) at frames \(view.framesShown)")
+        switch a.what {
+        case "pause": view.pause()
+        case "resume": view.resume()
+        case "quit": host.closed = true
+        case let w where w.hasPrefix("switch="): do { try view.switchTo(video: String(w.dropFirst(7))) } catch { say("\(error)") }
+        case let w where w.hasPrefix("size="):
+            let wh = w.dropFirst(5).split(separator: "x").compactMap { UInt32($0) }
+            if wh.count == 2 { zwlr_layer_surface_v1_set_size(layer, wh[0], wh[1]); wl_surface_commit(surface) }
+        default: say("unknown action \(a.what)")
+        }
+    }
+}
+say("frames \(view.framesShown) \(view.rendererLine)")

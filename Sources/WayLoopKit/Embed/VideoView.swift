@@ -1,0 +1,280 @@
+// A looping video in the host's own wl_surface: the UIKit-level form. The host owns the
+// connection, the surface and its role (a layer surface, a toplevel, a subsurface), and its
+// event loop; the library draws into the surface with either renderer, paced by frame
+// callbacks on an event queue of its own, and is woken through one file descriptor.
+import CSystem
+import CWayland
+import Glibc
+import WayLoopCore
+
+/// A gapless looping video drawn into a `wl_surface` that your program made and owns.
+///
+/// Give it your `wl_display` and `wl_surface` (as C pointers), the surface's size in logical
+/// pixels and its integer scale. Your event loop polls ``fileDescriptor`` beside your own
+/// Wayland fd and calls ``dispatch()`` when it is readable and after each time you read the
+/// display. The view needs no thread of its own: its decoder runs on one, and wakes the fd.
+///
+/// ```swift
+/// let view = try VideoView(display: display, surface: surface, width: 1280, height: 720,
+///                          video: "ocean")
+/// // in your loop: poll([wl_display_get_fd(display), view.fileDescriptor]) …
+/// view.dispatch()
+/// ```
+///
+/// All of it from the thread that made it. Its proxies live on a `wl_event_queue` of its own,
+/// so your dispatch never runs its listeners and its dispatch never runs yours. With the GL
+/// renderer it makes its EGL context current only while it draws, then puts yours back.
+public final class VideoView {
+    /// What it shows now: loading, playing, paused (by ``pause()``, or hidden: the compositor
+    /// stopped asking for frames) or failed.
+    public private(set) var state: PlayerState = .idle
+    /// Called from ``dispatch()`` when ``state`` changes.
+    public var onStateChange: ((PlayerState) -> Void)?
+    /// The video it plays (resolved like ``Wallpaper/find(_:)``).
+    public private(set) var video: String
+    /// Why the last ``switchTo(video:)`` did not take, or why the video stopped (nil: none).
+    public private(set) var lastError: VideoError?
+    /// Which renderer draws: `gl` or `shm`, with the reason.
+    public let rendererLine: String
+    /// Frames committed to the surface so far.
+    public var framesShown: Int { surface.framesShown }
+
+    private var player = PlayerStateMachine()
+    private var settings: OutputSettings
+    private var clip: Clip?
+    /// A video switched to, shown once it has a frame (until then the old one plays on).
+    private var incoming: Clip?
+    private let wakeup: WakeupFD
+    private let timer: Int32
+    private let epoll: Int32
+    private let limits = PictureLimits()
+    private let log: Logger
+    private var userPaused = false
+    // Released in this order after deinit (Swift releases stored properties in declaration
+    // order): what was made on the view's event queue goes before the queue itself.
+    private let sink: Sink
+    private let device: any RenderDevice
+    private let surface: HostSurface
+    private let connection: HostConnection
+
+    /// Draws `video` into `surface` (a `wl_surface*` on `display`, a `wl_display*`), which is
+    /// `width` x `height` logical pixels at integer `scale`. Throws when the video cannot be
+    /// played or the connection lacks what the renderer needs.
+    public init(display: OpaquePointer, surface host: OpaquePointer, width: Int, height: Int, scale: Int = 1,
+                video: String, mode: ScaleMode = .fill, renderer: RendererRequest = .auto,
+                logSink: Logger.Sink? = nil) throws(VideoViewError) {
+        log = Logger(label: "view", level: .notice, sink: logSink ?? { Sys.writeStderr($0) })
+        let path = Wallpaper.find(video) ?? video
+        if let e = Preflight.check(path) { throw .video(e) }
+        self.video = path
+        settings = OutputSettings(video: path, mode: mode.single)
+        guard let c = HostConnection(display: display) else { throw .connection("cannot make an event queue on the display") }
+        guard let w = WakeupFD() else { throw .connection("cannot make an eventfd: \(Sys.errnoText())") }
+        let t = csys_timerfd_create(), e = csys_epoll_create()
+        guard t >= 0, e >= 0 else { throw .connection("cannot make a timerfd or an epoll fd: \(Sys.errnoText())") }
+        // The decoder's wakeup, the frame timer and the connection (the library's events may
+        // be waiting in the socket while the host's loop sleeps).
+        for fd in [w.fd, t, c.fd] where csys_epoll_add(e, fd) != 0 {
+            throw .connection("cannot watch fd \(fd): \(Sys.errnoText())")
+        }
+        connection = c
+        wakeup = w
+        timer = t
+        epoll = e
+        guard let s = HostSurface(host: host, queue: c.queue, size: Size(width: width, height: height), scale: scale) else {
+            throw .connection("cannot wrap the surface")
+        }
+        self.surface = s
+        let facts = RendererChoice.Environment(compositorHasDmabuf: c.hasDmabuf, hasRenderNode: Sys.hasRenderNode)
+        let early = RendererChoice.beforeEGL(renderer, facts)
+        let before = EGLCurrent.capture()
+        do {
+            let made = try RenderDevices.make(renderer, early: early, display: EGLWaylandDisplay(display), shm: c.shm.map(ShmGlobal.init),
+                                              dmabuf: c.hasDmabuf, limits: limits, sharedWithHost: true)
+            device = made.device
+            rendererLine = made.line
+        } catch {
+            throw .connection("\(error)")
+        }
+        if let gl = device as? GLDevice { before.restore(releasing: gl.egl.display) }
+        sink = device.makeSink()
+        surface.onFrame = { [unowned self] in wakeup.signal() }
+        av_quiet()
+        do { clip = try open(path) } catch { throw .video(error) }
+        apply(.load)
+        if !Size(width: width, height: height).isEmpty { try? resizeSink() }
+    }
+
+    deinit {
+        clip?.stop()
+        incoming?.stop()
+        device.releaseSurfaces()
+        close(epoll)
+        close(timer)
+        connection.flush()
+    }
+
+    /// Poll it for reading beside your own fds; when it is readable, call ``dispatch()``.
+    public var fileDescriptor: Int32 { epoll }
+
+    /// Does what is due: the library's Wayland events, the decoder's news, the next frame when
+    /// the compositor asked for one. Call it when ``fileDescriptor`` is readable and after your
+    /// loop reads the Wayland display. It never blocks.
+    public func dispatch() {
+        if !connection.dispatchPending() {
+            fail(.decodeFailed(video, reason: "the Wayland connection is gone"))
+            return
+        }
+        wakeup.drain()
+        _ = csys_timerfd_drain(timer)
+        pollClips()
+        draw(now: Sys.now())
+        armTimer()
+        connection.flush()
+    }
+
+    /// The host resized its surface: `width` x `height` logical pixels at `scale`. The next
+    /// frame fills it.
+    public func resize(width: Int, height: Int, scale: Int = 1) {
+        surface.resize(Size(width: width, height: height), scale: scale)
+        try? resizeSink()
+        wakeup.signal()
+    }
+
+    /// Stops drawing and holds the picture; the decoder stops once its queue is full.
+    public func pause() {
+        userPaused = true
+        apply(.pause(.user))
+    }
+
+    /// Draws again from where it paused.
+    public func resume() {
+        userPaused = false
+        apply(.resume(.user))
+        surface.invalidate()
+        wakeup.signal()
+    }
+
+    /// Switches to `video` without a black frame: the old one plays until the new one has a
+    /// frame. Throws at once when it cannot be opened; a failure while decoding its first frame
+    /// keeps the old one (``lastError`` says why).
+    public func switchTo(video: String) throws(VideoError) {
+        let path = Wallpaper.find(video) ?? video
+        if let e = Preflight.check(path) { throw e }
+        incoming?.stop()
+        incoming = try open(path)
+        wakeup.signal()
+    }
+
+    // MARK: Inside
+
+    private func open(_ path: String) throws(VideoError) -> Clip {
+        guard let c = Clip(path: path, queueFrames: 4, cacheBudget: 64 << 20, wakeup: wakeup, limits: limits,
+                           decoderThreads: type(of: device).decoderHints.threads,
+                           outputs: [(surface.bufferSize, settings.mode)], log: log.scoped("video")) else {
+            throw .unreadable(path, reason: "cannot start a decoder thread")
+        }
+        return c
+    }
+
+    private func resizeSink() throws {
+        let before = EGLCurrent.capture()
+        defer { if let gl = device as? GLDevice { before.restore(releasing: gl.egl.display) } }
+        try sink.resize(surface)
+    }
+
+    private func apply(_ event: PlayerEvent) {
+        guard let new = player.apply(event) else { return }
+        state = new
+        onStateChange?(new)
+    }
+
+    private func fail(_ e: VideoError) {
+        lastError = e
+        apply(.fail(e.failureKind, "\(e)"))
+    }
+
+    /// The decoders' news: a video ready or failed; an incoming one replaces the clip.
+    private func pollClips() {
+        if let c = clip, c.pollStatus() {
+            if let e = c.error {
+                log.error("\(e)")
+                fail(e)
+            } else if c.isReady {
+                apply(.ready)
+            }
+        }
+        guard let n = incoming, n.pollStatus() || n.isReady || n.error != nil else { return }
+        if let e = n.error {
+            log.error("\(e)")
+            lastError = e
+            n.stop()
+            incoming = nil
+        } else if n.isReady {
+            clip?.stop()
+            if let old = clip { device.forget(clip: old.path) }
+            clip = n
+            incoming = nil
+            video = n.path
+            settings.video = n.path
+            surface.invalidate()
+            apply(.load)
+            apply(.ready)
+        }
+    }
+
+    /// The next frame, when the surface is ready for one and something new is due.
+    private func draw(now: Nanos) {
+        guard let c = clip, c.isReady, !surface.bufferSize.isEmpty else { return }
+        // Hidden: the compositor stopped asking for frames (Schedule.hiddenAfter).
+        if let asked = surface.frameRequestedAt {
+            if now - asked >= Schedule.hiddenAfter { apply(.pause(.hidden)) }
+            return
+        }
+        apply(.resume(.hidden))
+        if userPaused && c.current != nil && !surface.needsRedraw { return }
+        if !userPaused || c.current == nil { _ = c.advance(now: now) }
+        if let n = incoming, n.isReady { _ = n.advance(now: now) }
+        guard let picture = c.picture, surface.needsRedraw || c.serial != shownSerial else { return }
+        let before = EGLCurrent.capture()
+        defer { if let gl = device as? GLDevice { before.restore(releasing: gl.egl.display) } }
+        do {
+            try sink.present(picture, settings: settings, on: surface, shared: false, fading: nil) {}
+            surface.didDraw()
+            shownSerial = c.serial
+            c.lastDrawn = now
+        } catch {
+            if !error.isWaiting { log.error("\(error)") }
+        }
+    }
+    private var shownSerial: UInt64 = 0
+
+    /// Wakes the fd when the next frame is due (nothing while a frame callback is pending: it
+    /// wakes the fd itself).
+    private func armTimer() {
+        var wait: Nanos = 0
+        if surface.frameRequestedAt != nil {
+            // Looked at again when the compositor may have stopped asking (hidden).
+            wait = Schedule.hiddenAfter
+        } else if let due = clip?.nextDeadline, !userPaused {
+            wait = max(1_000_000, due - Sys.now())
+        }
+        _ = csys_timerfd_arm(timer, wait)
+    }
+}
+
+/// Why a ``VideoView`` could not start.
+public enum VideoViewError: Error, Sendable, CustomStringConvertible {
+    /// The video cannot be played: not found, not a video, no decoder.
+    case video(VideoError)
+    /// The display or surface cannot take it: no event queue, no wl_shm, EGL refused.
+    case connection(String)
+
+    /// One line saying why.
+    public var description: String {
+        switch self {
+        case .video(let e): return "\(e)"
+        case .connection(let why): return why
+        }
+    }
+}
