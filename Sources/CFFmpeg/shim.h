@@ -48,7 +48,7 @@ static inline int avx_sws_full_chroma(void) { return SWS_FULL_CHR_H_INT; }
 // The log-level constants are macros.
 static inline int avx_log_quiet(void) { return AV_LOG_QUIET; }
 
-// Hardware decoding (issue 32). The pixel format `codec` decodes into on a device of `type`
+// Hardware decoding. The pixel format `codec` decodes into on a device of `type`
 // through a device context (AV_PIX_FMT_NONE: it cannot).
 static inline enum AVPixelFormat avx_hw_format(const AVCodec *codec, enum AVHWDeviceType type) {
     for (int i = 0;; i++) {

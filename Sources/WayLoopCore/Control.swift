@@ -504,6 +504,30 @@ public struct OutputStatus: Equatable, Sendable {
 
 }
 
+extension OutputStatus {
+    /// Which video an output's status names, and what it shows when that is not it: the target
+    /// while it has failed (the state says why), else the video drawn (or, before any, the
+    /// target); `showing` names the fallback colour on screen, or the old video kept because
+    /// the switch to the target failed.
+    public static func naming(drawn: String?, target: String?, targetFailed: Bool, state: PlayerState,
+                              solid: RGB?) -> (video: String?, showing: String?) {
+        let failedState: Bool = { if case .failed = state { return true }; return false }()
+        var showing: String?
+        if let c = solid {
+            showing = "the colour \(c)"
+        } else if let d = drawn, let t = target, d != t, targetFailed {
+            showing = "'\(d)'"
+        }
+        return (failedState ? target : (drawn ?? target), showing)
+    }
+
+    /// Seconds into the clip of its frame `index` at `fps` (nil: no frame, or no rate).
+    public static func position(frameIndex: Int?, fps: Double?) -> Double? {
+        guard let i = frameIndex, let fps, fps > 0 else { return nil }
+        return Double(i) / fps
+    }
+}
+
 extension String {
     /// One decimal, rounded: 12.3 (`ctl status` seconds, the start-up line's milliseconds).
     init(oneDecimal x: Double) {

@@ -1,4 +1,4 @@
-// Software decoding that keeps up, and says when it cannot (issue 32, 2b). Pure: the decoder
+// Software decoding that keeps up, and says when it cannot. Pure: the decoder
 // thread measures, these decide.
 //   - Frame threads follow the load: a decoder that takes most of a frame's duration per frame
 //     gets more threads (up to the cores), and gives them back once it is far ahead again, so a

@@ -140,7 +140,8 @@ public enum HeadEffect: Equatable, Sendable {
     case updatePause
     /// Its state machine goes to playing (through loading).
     case markPlaying
-    /// Make its surface and sink once it has something to show.
+    /// Make its surface and sink: it has none, and has something to show (a ready video or a
+    /// colour).
     case ensureSurface
 }
 
@@ -283,11 +284,36 @@ public enum Director {
             }
         }
         if drawn != nil && !w.failed(target.video) { fx.append(.markPlaying) }
-        fx.append(.ensureSurface)
+        if needsSurface(h, drawn: drawn, solid: solid(after: fx, was: h.solid), w) { fx.append(.ensureSurface) }
         return fx
     }
 
+    /// An output gets a surface once it has something to show: a ready video, or a colour.
+    /// One that has a surface keeps it (until an effect drops it).
+    static func needsSurface(_ h: HeadView, drawn: OutputSettings?, solid: RGB?, _ w: World) -> Bool {
+        guard !h.hasSurface else { return false }
+        return solid != nil || drawn.map { w.video($0.video).ready } == true
+    }
+
+    /// The colour an output shows once `fx` are carried out.
+    private static func solid(after fx: [HeadEffect], was: RGB?) -> RGB? {
+        fx.reduce(was) { colour, effect in
+            if case .setSolid(let c) = effect { return c }
+            return colour
+        }
+    }
+
     // MARK: Replies
+
+    /// What a `ctl set` reply waits for: the named video until it is on screen, ready or not
+    /// (a recent one, or one another output shows; a playlist is weighed by its run instead);
+    /// a fallback video only until it is open.
+    public static func setWaitsFor(video: String?, videoIsPlaylist: Bool, fallback: String?, fallbackReady: Bool) -> Set<String> {
+        var waiting: Set<String> = []
+        if let video, !videoIsPlaylist { waiting.insert(video) }
+        if let fallback, !fallbackReady { waiting.insert(fallback) }
+        return waiting
+    }
 
     /// Every output switched to `path` that is being presented has committed a picture of it
     /// (for a fade: its first step). Hidden outputs (no frame callbacks) are not waited for.

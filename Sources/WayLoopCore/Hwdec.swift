@@ -1,4 +1,4 @@
-// Hardware decoding, the decisions (issue 32): which paths a clip tries and in which order, the
+// Hardware decoding, the decisions: which paths a clip tries and in which order, the
 // pixel format libavcodec's get_format gets back, the surface pool's size, the start-up check's
 // verdict, the fallback's states, the render node a device number names and which VA-API
 // drivers are only emulations. Pure: the decoder thread asks, and does what it is told.
@@ -316,7 +316,7 @@ public struct DRMNode: Equatable, Sendable {
     }
 }
 
-/// `WAYLOOP_FAKE_HWDEC=PATH:TRIGGER[@N]`, for tests only (docs/testing.md): one hardware path
+/// `WAYLOOP_FAKE_HWDEC=PATH:TRIGGER[@N]`, for tests only (docs/environment.md): one hardware path
 /// faked with the software decoder's own frames, taken through the real decoder thread as
 /// hardware frames (the device, get_format, the start-up check, the copy back, the fallback),
 /// failing as TRIGGER says, at the Nth frame for the triggers that happen while playing.

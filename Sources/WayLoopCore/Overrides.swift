@@ -78,3 +78,39 @@ public enum PauseRules {
         ((settings?.pauseOnFullscreen ?? true) && layer != .overlay && fullscreenWindow, (settings?.pauseOnBattery ?? false) && onBattery)
     }
 }
+
+/// The three layers of settings, lowest first: the config file's entries (with the default
+/// loop when nothing names a video), the command line's (as given at start or by the last
+/// hand-over), then `ctl set`'s overrides. What applies is their entries in that order: the
+/// one place that says so.
+public struct SettingsLayers: Sendable {
+    public var config: [OutputEntry]
+    public var commandLine: Options
+    public var overrides: Overrides
+
+    public init(config: [OutputEntry], commandLine: Options, overrides: Overrides = Overrides()) {
+        self.config = config
+        self.commandLine = commandLine
+        self.overrides = overrides
+    }
+
+    /// Every entry in force, lowest first (later entries win for the outputs they match).
+    public var entries: [OutputEntry] { config + commandLine.entries + overrides.entries }
+
+    /// The entries a state file's overrides were made on (config file and command line).
+    public var base: [OutputEntry] { config + commandLine.entries }
+}
+
+extension Options {
+    /// A hand-over (a second `wayloop ARGS` on the same display): what the running instance
+    /// takes of the new command line `incoming`: its entries (resolved by the caller against
+    /// the new start's directory), its config file and the two pause rules. The process-wide
+    /// options stay (`unappliable` refused the hand-over if they differ).
+    public mutating func adoptHandOver(_ incoming: Options, entries: [OutputEntry], configPath: String?) {
+        self.entries = entries
+        self.configPath = configPath
+        noConfig = incoming.noConfig
+        pauseOnFullscreen = incoming.pauseOnFullscreen
+        pauseOnBattery = incoming.pauseOnBattery
+    }
+}

@@ -63,6 +63,38 @@ public enum Schedule {
     /// After this long without a frame callback, an output counts as hidden (not presented).
     public static let hiddenAfter: Nanos = 1_000_000_000
 
+    /// The output stopped being presented: a frame callback asked for at `requestedAt` has not
+    /// come `hiddenAfter` later.
+    public static func isHidden(awaitingFrame: Bool, requestedAt: Nanos, now: Nanos) -> Bool {
+        awaitingFrame && now - requestedAt >= hiddenAfter
+    }
+
+    /// What the draw pass does with an output's video once the schedule lets it draw.
+    public struct VideoStep: Equatable, Sendable {
+        /// Start its released decoder again (from the start of the clip).
+        public var restart: Bool
+        /// Move to the frame due now (once per pass, however many outputs show it).
+        public var advance: Bool
+
+        public init(restart: Bool, advance: Bool) {
+            self.restart = restart
+            self.advance = advance
+        }
+    }
+
+    /// A released video restarts and its clock advances while the output plays, or, paused,
+    /// until it has a first frame to hold.
+    public static func videoStep(released: Bool, paused: Bool, hasFrame: Bool) -> VideoStep {
+        let moves = !paused || !hasFrame
+        return VideoStep(restart: released && moves, advance: moves)
+    }
+
+    /// A commit is worth it: the surface needs a redraw (a configure, other settings), the
+    /// frame is new (and worth it under the cap), or a fade's next step is due.
+    public static func worthCommit(needsRedraw: Bool, frameIsNew: Bool, fadeStepDue: Bool) -> Bool {
+        needsRedraw || frameIsNew || fadeStepDue
+    }
+
     /// May the draw pass look at this output now (advance its video, commit if something changed)?
     public static func mayDraw(_ o: Output) -> Bool {
         guard o.configured, !o.awaitingFrame, o.sinkCanDraw, !o.paused || o.needsRedraw else { return false }

@@ -508,3 +508,31 @@ final class SettingsTableTests: XCTestCase {
         XCTAssertEqual(e.mode, .fit, "a refused value leaves the entry as it was")
     }
 }
+
+/// How an output's status names what it shows (OutputStatus.naming, .position).
+final class StatusNamingTests: XCTestCase {
+    func testNaming() {
+        let red = RGB(red: 255, green: 0, blue: 0)
+        let failed = PlayerState.failed(.resourceNotFound, "'/v/b.mp4': no such file")
+        let rows: [(what: String, drawn: String?, target: String?, targetFailed: Bool, state: PlayerState, solid: RGB?,
+                    video: String?, showing: String?)] = [
+            ("playing its target", "/v/a.mp4", "/v/a.mp4", false, .playing, nil, "/v/a.mp4", nil),
+            ("a switch under way: still the video drawn", "/v/a.mp4", "/v/b.mp4", false, .playing, nil, "/v/a.mp4", nil),
+            ("a failed switch: the old video shows, and says so", "/v/a.mp4", "/v/b.mp4", true, .playing, nil, "/v/a.mp4", "'/v/a.mp4'"),
+            ("a failed target on a bare output: the target, by name", nil, "/v/b.mp4", true, failed, nil, "/v/b.mp4", nil),
+            ("the fallback colour", nil, "/v/b.mp4", true, failed, red, "/v/b.mp4", "the colour ff0000"),
+            ("loading its first video", nil, "/v/a.mp4", false, .loading, nil, "/v/a.mp4", nil),
+        ]
+        for r in rows {
+            let got = OutputStatus.naming(drawn: r.drawn, target: r.target, targetFailed: r.targetFailed, state: r.state, solid: r.solid)
+            XCTAssertEqual(got.video, r.video, r.what)
+            XCTAssertEqual(got.showing, r.showing, r.what)
+        }
+    }
+
+    func testPosition() {
+        XCTAssertEqual(OutputStatus.position(frameIndex: 45, fps: 30), 1.5)
+        XCTAssertNil(OutputStatus.position(frameIndex: nil, fps: 30), "no frame yet")
+        XCTAssertNil(OutputStatus.position(frameIndex: 3, fps: 0), "no rate")
+    }
+}

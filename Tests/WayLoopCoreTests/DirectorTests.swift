@@ -55,37 +55,37 @@ final class DirectorTests: XCTestCase {
             ("nothing assigned and nothing shown: only the state machine hears it",
              head(target: nil, surface: false), [:], [.event(.unload)]),
             ("a new output: its video is opening, it shows nothing yet (no black frame)",
-             head(target: a, surface: false), ["/v/a.mp4": .opening], [.event(.load), .ensureSurface]),
+             head(target: a, surface: false), ["/v/a.mp4": .opening], [.event(.load)]),
             ("its video is ready: it is drawn, the surface is made",
              head(target: a, surface: false), ["/v/a.mp4": playing()],
              [.consumeTransition, .cancelFade, .setDrawn(a), .setSolid(nil), .invalidate,
               .updatePause, .switched(to: "/v/a.mp4", announce: false), .markPlaying, .ensureSurface]),
             ("a switch waits for the new video: the old one plays on meanwhile",
-             head(target: b, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": .opening], [.markPlaying, .ensureSurface]),
+             head(target: b, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": .opening], [.markPlaying]),
             ("the new video is ready: it fades in over the picture on screen",
              head(target: b, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
              [.consumeTransition, .startFade(from: a, seconds: 0.5), .setDrawn(b), .setSolid(nil), .invalidate, .updatePause,
-              .switched(to: "/v/b.mp4", announce: true), .markPlaying, .ensureSurface]),
+              .switched(to: "/v/b.mp4", announce: true), .markPlaying]),
             ("--transition none cuts",
              head(target: noFade, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
              [.consumeTransition, .cancelFade, .setDrawn(noFade), .setSolid(nil), .invalidate, .updatePause,
-              .switched(to: "/v/b.mp4", announce: true), .markPlaying, .ensureSurface]),
+              .switched(to: "/v/b.mp4", announce: true), .markPlaying]),
             ("ctl set --transition none: the one-switch transition wins over the settings'",
              head(target: b, drawn: a) { $0.nextTransition = Transition.none }, ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
              [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .invalidate, .updatePause,
-              .switched(to: "/v/b.mp4", announce: true), .markPlaying, .ensureSurface]),
+              .switched(to: "/v/b.mp4", announce: true), .markPlaying]),
             ("paused: a switch cuts (a still mix would stay on screen)",
              head(target: b, drawn: a) { $0.drawPaused = true }, ["/v/a.mp4": playing(), "/v/b.mp4": playing()],
              [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .invalidate, .updatePause,
-              .switched(to: "/v/b.mp4", announce: true), .markPlaying, .ensureSurface]),
+              .switched(to: "/v/b.mp4", announce: true), .markPlaying]),
             ("no picture of the old video on screen: nothing to fade from",
              head(target: b, drawn: a), ["/v/a.mp4": playing(frame: false), "/v/b.mp4": playing()],
              [.consumeTransition, .cancelFade, .setDrawn(b), .setSolid(nil), .invalidate, .updatePause,
-              .switched(to: "/v/b.mp4", announce: true), .markPlaying, .ensureSurface]),
+              .switched(to: "/v/b.mp4", announce: true), .markPlaying]),
             ("new settings for the video it plays (dim): drawn again, no switch",
-             head(target: dimmed, drawn: a), ["/v/a.mp4": playing()], [.setDrawn(dimmed), .invalidate, .updatePause, .markPlaying, .ensureSurface]),
+             head(target: dimmed, drawn: a), ["/v/a.mp4": playing()], [.setDrawn(dimmed), .invalidate, .updatePause, .markPlaying]),
             ("the same video asked for again: a one-switch transition is not kept",
-             head(target: a, drawn: a) { $0.nextTransition = .fade(2) }, ["/v/a.mp4": playing()], [.consumeTransition, .markPlaying, .ensureSurface]),
+             head(target: a, drawn: a) { $0.nextTransition = .fade(2) }, ["/v/a.mp4": playing()], [.consumeTransition, .markPlaying]),
             ("ctl set to a file that fails: the old video plays on",
              head(target: b, drawn: a), ["/v/a.mp4": playing(), "/v/b.mp4": failedVideo(missing)], []),
             ("the video on screen breaks: its last picture stays, the state says so",
@@ -93,7 +93,7 @@ final class DirectorTests: XCTestCase {
              [.event(.fail(.playbackFailed, "\(broken); showing its last picture until the file changes"))]),
             ("a bare output whose video cannot be played fails and shows nothing",
              head(target: b, surface: false), ["/v/b.mp4": failedVideo(missing)],
-             [.event(.fail(.resourceNotFound, "\(missing)")), .cancelFade, .dropSurface, .setSolid(nil), .ensureSurface]),
+             [.event(.fail(.resourceNotFound, "\(missing)")), .cancelFade, .dropSurface, .setSolid(nil)]),
             ("its fallback video plays instead (once ready)",
              head(target: bWithFallbackVideo, surface: false), ["/v/b.mp4": failedVideo(missing), "/v/f.mp4": playing()],
              {
@@ -107,9 +107,14 @@ final class DirectorTests: XCTestCase {
              [.event(.fail(.resourceNotFound, "\(missing)")), .cancelFade, .setSolid(RGB(red: 1, green: 2, blue: 3)), .invalidate, .ensureSurface]),
             ("the fallback colour already shows: not drawn again",
              head(target: bWithColour) { $0.solid = RGB(red: 1, green: 2, blue: 3) }, ["/v/b.mp4": failedVideo(missing)],
-             [.event(.fail(.resourceNotFound, "\(missing)")), .cancelFade, .ensureSurface]),
+             [.event(.fail(.resourceNotFound, "\(missing)")), .cancelFade]),
             ("the fallback colour shows and the video is fixed: it opens, the colour stays until it is ready",
-             head(target: bWithColour) { $0.solid = RGB(red: 1, green: 2, blue: 3) }, ["/v/b.mp4": .opening], [.ensureSurface]),
+             head(target: bWithColour) { $0.solid = RGB(red: 1, green: 2, blue: 3) }, ["/v/b.mp4": .opening], []),
+            ("its surface went (a draw failed): it comes back while the ready video is drawn",
+             head(target: a, drawn: a, surface: false), ["/v/a.mp4": playing()], [.markPlaying, .ensureSurface]),
+            ("a colour and no surface: the surface is made for the colour",
+             head(target: bWithColour, surface: false) { $0.solid = RGB(red: 1, green: 2, blue: 3) }, ["/v/b.mp4": .opening],
+             [.ensureSurface]),
         ]
         for r in rows {
             XCTAssertEqual(Director.reconcile(r.head, World(heads: [r.head], videos: r.videos)), r.want, r.what)
@@ -215,6 +220,20 @@ final class DirectorTests: XCTestCase {
     }
 
     // MARK: Giving back
+
+    func testWhatCtlSetWaitsFor() {
+        let rows: [(what: String, video: String?, playlist: Bool, fallback: String?, ready: Bool, want: Set<String>)] = [
+            ("a video: until it is on screen", "/v/b.mp4", false, nil, false, ["/v/b.mp4"]),
+            ("a playlist: its run is weighed instead", "/v/list", true, nil, false, []),
+            ("a fallback video not open yet: until it is", "/v/b.mp4", false, "/v/f.mp4", false, ["/v/b.mp4", "/v/f.mp4"]),
+            ("a fallback video already open: not waited for", "/v/b.mp4", false, "/v/f.mp4", true, ["/v/b.mp4"]),
+            ("new settings only (--dim): nothing to wait for", nil, false, nil, false, []),
+        ]
+        for r in rows {
+            XCTAssertEqual(Director.setWaitsFor(video: r.video, videoIsPlaylist: r.playlist, fallback: r.fallback, fallbackReady: r.ready),
+                           r.want, r.what)
+        }
+    }
 
     func testReleaseAfterTable() {
         let a = settings("/v/a.mp4")
@@ -466,5 +485,23 @@ final class OverridesTests: XCTestCase {
             let got = PauseRules.reasons(r.s, layer: r.layer, fullscreenWindow: r.fullscreen, onBattery: r.battery)
             XCTAssertTrue(got.fullscreen == r.want.0 && got.battery == r.want.1, r.what)
         }
+    }
+}
+
+/// What a settled change of a watched file does (FileChange), one row per case.
+final class FileChangeTests: XCTestCase {
+    func testActionsTable() {
+        typealias F = FileChange.Facts
+        let rows: [(what: String, facts: F, want: [FileChange.Action])] = [
+            ("the config file: a reload, nothing else", F(isConfig: true, open: true, failed: true), [.reloadConfig]),
+            ("a video in use: it opens again", F(open: true), [.reopen]),
+            ("a video that had failed: it is tried again", F(failed: true), [.retry]),
+            ("a video that failed while open (its last picture shows): opened again, then checked", F(open: true, failed: true), [.reopen, .retry]),
+            ("a playlist directory whose items changed: the playlists reconcile, nothing is reopened",
+             F(playlistChanged: true, isPlaylistDirectory: true, open: true), [.reconcile]),
+            ("a playlist list file that is also open as a video", F(playlistChanged: true, open: true), [.reconcile, .reopen]),
+            ("a file nothing uses any more", F(), []),
+        ]
+        for r in rows { XCTAssertEqual(FileChange.actions(r.facts), r.want, r.what) }
     }
 }

@@ -50,3 +50,52 @@ final class ScheduleTests: XCTestCase {
         XCTAssertEqual(Schedule.timeoutMs(until: now + Nanos(Int32.max) * 2_000_000, now: now), Int32.max)
     }
 }
+
+/// The draw pass's own rules: hidden after a second without a frame callback, when a released
+/// video restarts and its clock moves, when a commit is worth it, when a fade goes on.
+final class DrawRulesTests: XCTestCase {
+    func testHidden() {
+        let s: Nanos = 1_000_000_000
+        let rows: [(awaiting: Bool, at: Nanos, now: Nanos, want: Bool, what: String)] = [
+            (true, 5 * s, 5 * s + s - 1, false, "a callback asked for just under a second ago: still presented"),
+            (true, 5 * s, 6 * s, true, "a second without the callback: hidden"),
+            (false, 0, 60 * s, false, "no callback pending: nothing to wait for"),
+        ]
+        for r in rows { XCTAssertEqual(Schedule.isHidden(awaitingFrame: r.awaiting, requestedAt: r.at, now: r.now), r.want, r.what) }
+    }
+
+    func testVideoStep() {
+        let rows: [(released: Bool, paused: Bool, hasFrame: Bool, restart: Bool, advance: Bool, what: String)] = [
+            (false, false, true, false, true, "playing: the clock moves"),
+            (false, true, true, false, false, "paused with a frame: it is held"),
+            (false, true, false, false, true, "paused before its first frame: it gets one to hold"),
+            (true, false, false, true, true, "released and shown again: the decoder restarts"),
+            (true, true, false, true, true, "released and paused with no frame: restarted for one picture"),
+            (true, true, true, false, false, "released, paused, a frame held: nothing restarts"),
+        ]
+        for r in rows {
+            XCTAssertEqual(Schedule.videoStep(released: r.released, paused: r.paused, hasFrame: r.hasFrame),
+                           Schedule.VideoStep(restart: r.restart, advance: r.advance), r.what)
+        }
+    }
+
+    func testWorthCommit() {
+        XCTAssertFalse(Schedule.worthCommit(needsRedraw: false, frameIsNew: false, fadeStepDue: false), "the same frame: no commit")
+        XCTAssertTrue(Schedule.worthCommit(needsRedraw: true, frameIsNew: false, fadeStepDue: false), "a configure or new settings")
+        XCTAssertTrue(Schedule.worthCommit(needsRedraw: false, frameIsNew: true, fadeStepDue: false), "a new frame")
+        XCTAssertTrue(Schedule.worthCommit(needsRedraw: false, frameIsNew: false, fadeStepDue: true), "a fade's step")
+    }
+
+    func testFadeGoesOn() {
+        let rows: [(weight: Double, paused: Bool, ready: Bool, released: Bool, want: Bool, what: String)] = [
+            (0.5, false, true, false, true, "half way, both playing"),
+            (1, false, true, false, false, "the new picture is whole: the fade ends"),
+            (0.5, true, true, false, false, "paused mid-fade: the new picture alone (a still mix would stay)"),
+            (0.5, false, false, false, false, "the old video is not ready"),
+            (0.5, false, true, true, false, "the old video's decoder was released"),
+        ]
+        for r in rows {
+            XCTAssertEqual(Transition.fadeGoesOn(weight: r.weight, paused: r.paused, oldReady: r.ready, oldReleased: r.released), r.want, r.what)
+        }
+    }
+}

@@ -213,3 +213,34 @@ final class SwitchingTests: XCTestCase {
         XCTAssertNil(StateEvent(output: "DP-1", state: .playing, video: "/v/a.mp4").json["playlist"])
     }
 }
+
+/// The settings layers in one place (SettingsLayers), and what a hand-over takes.
+final class SettingsLayersTests: XCTestCase {
+    func testEntriesAreConfigThenCommandLineThenOverrides() {
+        var cli = Options()
+        cli.entries = [OutputEntry(selector: .all, video: "/v/cli.mp4")]
+        var layers = SettingsLayers(config: [OutputEntry(selector: .named("DP-1"), video: "/v/config.mp4")], commandLine: cli)
+        _ = layers.overrides.add(OutputEntry(selector: .named("DP-1"), video: "/v/set.mp4"), over: layers.entries)
+        XCTAssertEqual(layers.entries.map(\.video), ["/v/config.mp4", "/v/cli.mp4", "/v/set.mp4"])
+        XCTAssertEqual(layers.base.map(\.video), ["/v/config.mp4", "/v/cli.mp4"], "a state file's base: no overrides")
+    }
+
+    func testAHandOverTakesEntriesConfigAndPauseRulesOnly() {
+        var running = Options()
+        running.cacheMB = 64
+        running.entries = [OutputEntry(selector: .all, video: "/v/a.mp4")]
+        var incoming = Options()
+        incoming.cacheMB = 0
+        incoming.noConfig = true
+        incoming.pauseOnFullscreen = false
+        incoming.pauseOnBattery = true
+        let entries = [OutputEntry(selector: .all, video: "/v/b.mp4")]
+        running.adoptHandOver(incoming, entries: entries, configPath: "/c/config")
+        XCTAssertEqual(running.entries, entries)
+        XCTAssertEqual(running.configPath, "/c/config")
+        XCTAssertTrue(running.noConfig)
+        XCTAssertEqual(running.pauseOnFullscreen, false)
+        XCTAssertEqual(running.pauseOnBattery, true)
+        XCTAssertEqual(running.cacheMB, 64, "a process-wide option stays (unappliable refuses the hand-over instead)")
+    }
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a machine offers WayLoop's hardware decoding, as JSON (issue 32, part 3).
+"""What a machine offers WayLoop's hardware decoding, as JSON (on its own, or as run_checks.py's first step).
 
 Needs nothing but Python 3 and the NVIDIA driver's own libraries: libcuda.so.1 and
 libnvcuvid.so.1 are opened with ctypes, exactly as FFmpeg's nvdec hwaccel dlopens them.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 32's hardware checks, run on a machine with an NVIDIA GPU (the lent H200), as one script.
+"""The hardware-decoding checks, run on a machine with an NVIDIA GPU (the lent H200), as one script.
 
 Runs from the repo root with the devkit beside it (scripts/device/build-devkit, scripts/device/pack):
   .devkit/bin/wayloop   a release wayloop built on Debian 12
@@ -16,7 +16,8 @@ and writes one JSON document (to argv[1], else stdout):
               long queue): frames made and peak RSS at two lengths, which must not grow
   ffmpeg      the same FFmpeg's own decode to null, software and -hwaccel cuda, for reference
 Needs Python 3 with numpy and Pillow for PSNR (the H200 image has both). Nothing is asserted
-here: the figures are committed (docs/bench/device/) and read in the issue's note.
+here: the figures are committed (docs/bench/device/) and read in docs/performance.md and the
+user guide's "Hardware decoding" (docs/guide.md).
 """
 import json, os, subprocess, sys, time
 

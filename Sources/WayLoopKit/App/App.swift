@@ -8,13 +8,24 @@ import Glibc
 import WayLoopCore
 
 final class App {
-    /// What applies now: `entries` = the config file's, then the command line's, then `ctl set`'s.
+    /// What applies now: `entries` are `layers.entries`.
     var options: Options
-    /// The command line as given at start or by the last hand-over (its entries are the middle layer).
-    var commandLine: Options
-    var configEntries: [OutputEntry] = []
-    /// `ctl set` overrides, each tagged with its request (a failed switch removes its own only).
-    var overrides = Overrides()
+    /// The config file's entries, the command line (as given at start or by the last
+    /// hand-over), and `ctl set`'s overrides, each tagged with its request (a failed switch
+    /// removes its own only).
+    var layers: SettingsLayers
+    var commandLine: Options {
+        get { layers.commandLine }
+        set { layers.commandLine = newValue }
+    }
+    var configEntries: [OutputEntry] {
+        get { layers.config }
+        set { layers.config = newValue }
+    }
+    var overrides: Overrides {
+        get { layers.overrides }
+        set { layers.overrides = newValue }
+    }
     let log: Logger
     let display: WLDisplay
     let signals: SignalFD
@@ -75,8 +86,7 @@ final class App {
          startup: StartupTimeline, restored: SavedState?, stateWriter: StateWriter?) {
         self.startup = startup
         self.options = options
-        self.commandLine = commandLine
-        self.configEntries = configEntries
+        layers = SettingsLayers(config: configEntries, commandLine: commandLine, overrides: Overrides(restoring: restored?.overrides ?? []))
         self.log = log
         self.display = display
         self.signals = signals
@@ -84,7 +94,6 @@ final class App {
         self.videos = videos
         self.control = control
         playlists = PlaylistRuns(log: log, restoring: restored?.playlists ?? [])
-        overrides = Overrides(restoring: restored?.overrides ?? [])
         self.stateWriter = stateWriter
         watcher = FileWatcher()
         pressure = PressureMonitor.open(log: log.scoped("memory"))

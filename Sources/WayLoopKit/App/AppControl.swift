@@ -53,7 +53,7 @@ extension App {
 
     /// The entries in force: config file, command line, then `ctl set`.
     func recomputeTargets() {
-        options.entries = configEntries + commandLine.entries + overrides.entries
+        options.entries = layers.entries
         options.pauseOnFullscreen = commandLine.pauseOnFullscreen
         options.pauseOnBattery = commandLine.pauseOnBattery
         for h in heads.values where h.output.isDone {

@@ -75,7 +75,7 @@ extension Head {
             s.sinkReady = true
             report.resized = true
         }
-        report.hidden = s.awaitingFrame && now - s.frameRequestedAt >= Schedule.hiddenAfter
+        report.hidden = Schedule.isHidden(awaitingFrame: s.awaitingFrame, requestedAt: s.frameRequestedAt, now: now)
         guard let state = scheduleState(c, now: now), Schedule.mayDraw(state) else { return report }
         do {
             if let colour = solid {
@@ -99,14 +99,16 @@ extension Head {
     private func drawVideo(_ c: HeadClips, on s: LayerSurface, sink: Sink, now: Nanos, trace: FrameTrace?,
                            shared: (Clip, Size) -> Bool, report: inout DrawReport) throws(SinkError) {
         guard let settings = drawn, let v = c.drawn, v.isReady else { return }
-        if v.isReleased && (!drawPaused || v.current == nil) {
+        let step = Schedule.videoStep(released: v.isReleased, paused: drawPaused, hasFrame: v.current != nil)
+        if step.restart {
             report.restarted = settings.video
             v.restart()
         }
-        if !drawPaused || v.current == nil { _ = v.advance(now: now) }  // once per pass, however many outputs show it
+        if step.advance { _ = v.advance(now: now) }  // once per pass, however many outputs show it
         let fading = fadeLayer(c.fading, now: now, report: &report)
         let stepDue = fading != nil && now >= lastFadeDraw + Transition.fadeStep
-        guard let frame = v.current, let picture = v.picture, s.needsRedraw || isNew(v) || stepDue else { return }
+        guard let frame = v.current, let picture = v.picture,
+              Schedule.worthCommit(needsRedraw: s.needsRedraw, frameIsNew: isNew(v), fadeStepDue: stepDue) else { return }
         try sink.present(picture, settings: settings, on: s, shared: fading == nil && shared(v, s.bufferSize), fading: fading) {
             trace?.committing(output: id, name: name, surface: s.wlSurface, frame: frame, at: now)
         }
@@ -124,7 +126,7 @@ extension Head {
         guard let f = fade else { return nil }
         let start = f.start ?? now
         let weight = Transition.weight(elapsed: Double(now - start) / 1e9, duration: f.seconds)
-        guard weight < 1, !drawPaused, let old, old.isReady, !old.isReleased else {
+        guard let old, Transition.fadeGoesOn(weight: weight, paused: drawPaused, oldReady: old.isReady, oldReleased: old.isReleased) else {
             fade = nil
             // The new picture alone, at once (the last step was still a mix).
             surface?.invalidate()

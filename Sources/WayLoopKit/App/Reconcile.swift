@@ -94,23 +94,28 @@ extension App {
         for path in videos.takeSettledChanges(now: now) {
             // Checked again when it next comes up.
             videos[path].checked = false
-            if path == config {
-                log.notice("the config file changed: reloading")
-                _ = requests.reload(replyTo: nil)
-                continue
+            let isConfig = path == config
+            let playlistChanged = !isConfig && playlists.changed(path, videos: &videos)
+            let facts = FileChange.Facts(isConfig: isConfig, playlistChanged: playlistChanged,
+                                         isPlaylistDirectory: playlistChanged && PlaylistSource.isDirectory(path),
+                                         open: videos.clip(path) != nil, failed: videos.failed(path))
+            for action in FileChange.actions(facts) {
+                switch action {
+                case .reloadConfig:
+                    log.notice("the config file changed: reloading")
+                    _ = requests.reload(replyTo: nil)
+                case .reconcile:
+                    needsReconcile = true
+                case .reopen:
+                    log.notice("'\(path)' changed on disk: opening it again")
+                    stopVideo(path)
+                    // Its outputs draw the new clip's first frame whatever its serial.
+                    for h in heads.values where h.drawn?.video == path { h.surface?.invalidate() }
+                    needsReconcile = true
+                case .retry:
+                    if requests.recheck([path]).isEmpty { needsReconcile = true }
+                }
             }
-            if playlists.changed(path, videos: &videos) {
-                needsReconcile = true
-                if PlaylistSource.isDirectory(path) { continue }
-            }
-            if videos.clip(path) != nil {
-                log.notice("'\(path)' changed on disk: opening it again")
-                stopVideo(path)
-                // Its outputs draw the new clip's first frame whatever its serial.
-                for h in heads.values where h.drawn?.video == path { h.surface?.invalidate() }
-                needsReconcile = true
-            }
-            if videos.failed(path) && requests.recheck([path]).isEmpty { needsReconcile = true }
         }
     }
 
@@ -169,17 +174,10 @@ extension App {
         }
     }
 
-    /// Creates the output's surface and sink once it has something to show: a ready video or a colour.
+    /// Creates the output's surface and sink (the director asks once it has something to show).
     private func ensureSurface(_ h: Head) {
         guard h.surface == nil, let registry, let compositor = registry.compositor, let shell = registry.layerShell else { return }
-        let what: String
-        if let s = h.drawn, videos.clip(s.video)?.isReady == true {
-            what = "showing '\(s.video)' (\(s.mode.rawValue))"
-        } else if let c = h.solid {
-            what = "showing the fallback colour \(c)"
-        } else {
-            return
-        }
+        let what = h.drawn.map { "showing '\($0.video)' (\($0.mode.rawValue))" } ?? h.solid.map { "showing the fallback colour \($0)" } ?? ""
         guard let sink = device?.makeSink() else { return }
         guard h.makeSurface(compositor: compositor, layerShell: shell, registry: registry, layer: options.layer, sink: sink,
                             delegate: self) else {

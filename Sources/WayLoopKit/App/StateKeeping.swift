@@ -20,7 +20,7 @@ extension App {
             e.selector = .named(OutputIdentity.of(name: found[0].name, description: found[0].description, others: connected))
             return e
         }
-        return SavedState(base: SavedState.fingerprint(configEntries + commandLine.entries), overrides: named,
+        return SavedState(base: SavedState.fingerprint(layers.base), overrides: named,
                           playlists: playlists.saved)
     }
 

@@ -116,11 +116,9 @@ final class Requests: ControlServerDelegate {
         let what = entry.video.map { "'\($0)'" } ?? "new settings"
         let target = pattern ?? "every output"
         app.log.notice("\(target): \(what) (wayloop ctl set)")
-        // A playlist is waited for by the video its outputs play when the reply is weighed.
-        // The named video is waited for until it is on screen, ready or not (a recent one, or
-        // one another output shows); a fallback only until it is open.
-        var waiting = Set(entry.video.map { app.playlistKind($0) ? [] : [$0] } ?? [])
-        if case .video(let f)? = entry.fallback, app.videos.clip(f)?.isReady != true { waiting.insert(f) }
+        let fallback = entry.fallback?.video
+        let waiting = Director.setWaitsFor(video: entry.video, videoIsPlaylist: entry.video.map(app.playlistKind) ?? false,
+                                           fallback: fallback, fallbackReady: fallback.flatMap { app.videos.clip($0)?.isReady } ?? false)
         // If the new video fails, the override goes and the old video plays on.
         pending.append(PendingReply(client: client, waiting: waiting, playlists: Set(paths.filter(app.playlistKind).map(PlaylistSource.canonical)),
                                         success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)"))]), undoTag: tag))
@@ -222,11 +220,8 @@ final class Requests: ControlServerDelegate {
         }
         let home = Sys.env("HOME")
         let previous = app.commandLine
-        app.commandLine.entries = parsed.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) }.resolvingPaths(in: cwd, home: home) }
-        app.commandLine.configPath = parsed.configPath.map { Paths.absolute($0, in: cwd, home: home) }
-        app.commandLine.noConfig = parsed.noConfig
-        app.commandLine.pauseOnFullscreen = parsed.pauseOnFullscreen
-        app.commandLine.pauseOnBattery = parsed.pauseOnBattery
+        app.commandLine.adoptHandOver(parsed, entries: parsed.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) }.resolvingPaths(in: cwd, home: home) },
+                                      configPath: parsed.configPath.map { Paths.absolute($0, in: cwd, home: home) })
         app.log.notice("arguments handed over by a new start: \(args.joined(separator: " "))")
         if !reload(replyTo: client, success: .object([("ok", .bool(true)), ("message", .string("handed over"))])) {
             app.commandLine = previous
@@ -264,18 +259,14 @@ final class Requests: ControlServerDelegate {
         connectedHeads.map { h in
             let active = h.drawn, target = h.target
             let v = active.flatMap { app.videos.clip($0.video) }
-            var position: Double?
-            if let c = v?.current, let fps = v?.info?.frameRate, fps > 0 { position = Double(c.index) / fps }
-            var showing: String?
-            if let c = h.solid { showing = "the colour \(c)" } else if let a = active, let t = target, a.video != t.video,
-                      app.videos.failed(t.video) { showing = "'\(a.video)'" }
             let state = h.player.state
-            let failedTarget: Bool = { if case .failed = state { return true }; return false }()
+            let named = OutputStatus.naming(drawn: active?.video, target: target?.video,
+                                            targetFailed: target.map { app.videos.failed($0.video) } ?? false, state: state, solid: h.solid)
             var status = OutputStatus(name: h.name, description: h.output.info.description,
-                                video: failedTarget ? target?.video : (active?.video ?? target?.video),
-                                mode: (active ?? target)?.mode, state: state, position: position,
+                                video: named.video, mode: (active ?? target)?.mode, state: state,
+                                position: OutputStatus.position(frameIndex: v?.current?.index, fps: v?.info?.frameRate),
                                 framesShown: h.surface?.framesShown ?? 0, framesDropped: v?.dropped ?? 0,
-                                showing: showing, renderer: h.sink?.kind.rawValue ?? app.rendererKind?.rawValue,
+                                showing: named.showing, renderer: h.sink?.kind.rawValue ?? app.rendererKind?.rawValue,
                                 decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: app.playlistStatus(h),
                                 maxFps: h.cap, damaged: h.sink?.damaged.share, costs: Self.costs(v, h.sink))
             status.decode = v?.decodePath
@@ -432,7 +423,7 @@ final class Requests: ControlServerDelegate {
     /// overrides are only compacted when none can): overrides that later ones shadow entirely,
     /// and failures of files nothing names any more.
     private func forgetWhatNothingNeeds() {
-        if app.overrides.compact() { app.options.entries = app.configEntries + app.commandLine.entries + app.overrides.entries }
+        if app.overrides.compact() { app.options.entries = app.layers.entries }
         app.videos.forget(failuresExcept: Set(app.options.allVideos).union(app.playlistItems))
     }
 }

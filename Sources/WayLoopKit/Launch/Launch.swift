@@ -20,7 +20,7 @@ enum Launch {
         case .success(let c): configEntries = withDefaultLoop(c, commandLine: cli.entries, log: log)
         }
         var options = cli
-        options.entries = configEntries + cli.entries
+        options.entries = SettingsLayers(config: configEntries, commandLine: cli).entries
         let statePath = StateStore.path(instance: Sys.instanceName)
         var restored = cli.noRestore ? nil : statePath.flatMap { restore(from: $0, base: options.entries, log: log) }
         if let r = restored, let path = statePath {

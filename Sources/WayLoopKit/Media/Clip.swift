@@ -30,6 +30,8 @@ final class Clip {
     private(set) var serial: UInt64 = 0
     /// What changed between its last frames on screen (the sinks' damage).
     private(set) var damage = DamageHistory()
+    /// The last Picture built of the frame on screen (Clip.picture), by serial.
+    private var pictureOfSerial: Picture?
     private var comparing = ComparePolicy()
     /// The frame comparisons' CPU time, and the decoding done by channels before a restart.
     private var compareCost = StageCost()
@@ -325,9 +327,14 @@ enum FrameSerials {
 
 extension Clip {
     /// The frame on screen, as the sinks take it.
+    /// The frame on screen as the sinks draw it: built once per frame (the schedule, the draw
+    /// and the snapshot all ask for it).
     var picture: Picture? {
-        current.flatMap { Picture(frame: $0.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright,
-                                  damage: damage) }
+        guard let c = current else { return nil }
+        if let p = pictureOfSerial, p.serial == serial { return p }
+        let p = Picture(frame: c.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright, damage: damage)
+        pictureOfSerial = p
+        return p
     }
 }
 

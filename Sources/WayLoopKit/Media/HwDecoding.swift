@@ -1,4 +1,4 @@
-// Hardware decoding, the FFmpeg side (issue 32): a device per path (VA-API on a DRM render node,
+// Hardware decoding, the FFmpeg side: a device per path (VA-API on a DRM render node,
 // NVDEC through CUDA), the codec context set up for it (get_format, one thread, the pool's
 // extra surfaces), frames copied back into WayLoop's own frames, and the start-up check that
 // compares a path's first frames with software decoding before any of its pictures is shown.
