@@ -1,7 +1,7 @@
 // The layers of entries in force: the config file's, the command line's, then the `ctl set`
 // overrides, each tagged with the request that made it (a switch whose video fails takes its
 // own override back, and only its own). Bounded: overrides that later ones shadow entirely
-// are forgotten. And the pause rules that follow an output's settings. Pure.
+// are forgotten. Pure.
 
 public struct Overrides: Sendable {
     public private(set) var tagged: [(tag: Int, entry: OutputEntry)] = []
@@ -66,16 +66,6 @@ public struct Overrides: Sendable {
         tagged = zip(tagged, keep).filter(\.1).map(\.0)
         generation += 1
         return true
-    }
-}
-
-public enum PauseRules {
-    /// Whether a fullscreen window and the battery pause an output drawing with `settings`:
-    /// `pause-on-fullscreen` (default yes; on the overlay layer nothing covers it, a fullscreen
-    /// window included) and `pause-on-battery` (default no).
-    public static func reasons(_ settings: OutputSettings?, layer: Layer, fullscreenWindow: Bool,
-                               onBattery: Bool) -> (fullscreen: Bool, battery: Bool) {
-        ((settings?.pauseOnFullscreen ?? true) && layer != .overlay && fullscreenWindow, (settings?.pauseOnBattery ?? false) && onBattery)
     }
 }
 

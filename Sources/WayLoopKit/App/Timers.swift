@@ -1,5 +1,4 @@
-// The draw pass and the loop's deadlines. An output draws only when its frame callback fired
-// and a new frame is due (or it was reconfigured), by the pure Schedule; every deadline (frames,
+// The loop's deadlines. Every deadline (frames,
 // release-after, the power check, regrowing a loop cache, a still playlist video, a change on
 // disk settling, idle control connections) is one entry of the timer list, which gives both
 // the poll timeout and what to do when it comes. Main thread only.
@@ -67,28 +66,5 @@ extension App {
             v.release()
             log.debug("'\(path)': nothing presented for \(options.releaseAfter) s: decoder and frames released")
         }
-    }
-
-    /// The clips `h` draws from.
-    private func clips(_ h: Head) -> HeadClips {
-        HeadClips(drawn: h.drawn.flatMap { videos.clip($0.video) }, fading: h.fade.flatMap { videos.clip($0.from.video) })
-    }
-
-    /// Draws one head (HeadDrawing.swift) and acts on what it reports.
-    func draw(_ h: Head, now: Nanos) {
-        let report = h.draw(clips(h), now: now, trace: trace, shared: sharesPicture)
-        if let path = report.restarted { log.debug("'\(path)': wanted again: decoder restarted") }
-        if let failure = report.failure { log.error("\(h.name): \(failure)") }
-        if report.hidden { apply(h, .pause(.hidden)) }
-        startup?.drew(configured: report.resized ? now : nil, committed: report.committed ? Sys.now() : nil)
-        if report.resized, let s = h.surface { log.debug("\(h.name): buffers \(s.bufferSize) for \(s.logicalSize) logical") }
-        if report.resized || report.fadeEnded { needsReconcile = true }
-    }
-
-    /// Two or more outputs show `v` on buffers of a size the device can convert once for all
-    /// (GL: the video's display size; the shm sink shares by its own key, whatever the size).
-    private func sharesPicture(_ v: Clip, size: Size) -> Bool {
-        guard device?.sharesConversion(clip: v.path, size: size) == true else { return false }
-        return heads.values.filter { $0.surface?.bufferSize == size && $0.drawn?.video == v.path }.count >= 2
     }
 }
