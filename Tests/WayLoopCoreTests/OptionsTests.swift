@@ -207,7 +207,7 @@ final class HandOverTests: XCTestCase {
     }
 }
 
-/// Issue 12: values that looked like what they are not.
+/// Hostile values: input that looks like what it is not.
 final class HostileValueTests: XCTestCase {
     func testColoursAreSixHexDigits() {
         for bad in ["+fffff", "-00000", " fffff", "fffff ", "0x1234", "#+fffff", "ffffff0", ""] {
@@ -278,5 +278,57 @@ final class LineTextTests: XCTestCase {
             XCTAssertEqual(LineText.escaped(raw), want, raw.debugDescription)
             XCTAssertFalse(LineText.escaped(raw).contains("\n"))
         }
+    }
+}
+
+/// The one argument cursor every parser uses, and the process-wide options table.
+final class ArgumentCursorTests: XCTestCase {
+    func testValuesAndErrors() throws {
+        var c = ArgumentCursor(["--cache-mb", "64", "--dim"])
+        XCTAssertEqual(c.current, "--cache-mb")
+        XCTAssertEqual(try c.number(of: "--cache-mb", in: 0...4096), 64)
+        c.advance()
+        XCTAssertEqual(c.current, "--dim")
+        XCTAssertThrowsError(try c.value(of: "--dim")) { XCTAssertEqual($0 as? UsageError, .missingValue(option: "--dim")) }
+        var bad = ArgumentCursor(["--frames", "0"])
+        XCTAssertThrowsError(try bad.number(of: "--frames", in: 1...10)) {
+            XCTAssertEqual($0 as? UsageError, .badValue(option: "--frames", value: "0", expected: "a whole number from 1 to 10"))
+        }
+        var rest = ArgumentCursor(["--", "-a.mp4", "b.mp4"])
+        XCTAssertEqual(Array(rest.rest()), ["-a.mp4", "b.mp4"])
+        XCTAssertNil(rest.current, "past the end after the rest")
+    }
+
+    func testTheSettingsTableIsOneCall() throws {
+        var c = ArgumentCursor(["--dim", "0.25", "--shuffle", "--nope"])
+        var e = OutputEntry(selector: .all)
+        XCTAssertTrue(try c.applySetting("--dim", to: &e))
+        c.advance()
+        XCTAssertTrue(try c.applySetting("--shuffle", to: &e))
+        c.advance()
+        XCTAssertFalse(try c.applySetting("--nope", to: &e), "not a setting: the caller decides")
+        XCTAssertEqual(e.dim, 0.25)
+        XCTAssertEqual(e.shuffle, true)
+    }
+
+    /// Every process-wide option of the table parses, is in --help, and the ones a running
+    /// instance cannot change are refused by a hand-over when they differ.
+    func testEveryProcessOptionParsesAndIsInTheHelp() throws {
+        let samples: [String: String] = ["--config": "/c", "--keep-recent": "2", "--layer": "top", "--name": "two",
+                                         "--log-level": "debug", "--queue-frames": "6", "--cache-mb": "32", "--trace-frames": "/t",
+                                         "--renderer": "shm", "--release-after": "5"]
+        let help = Help.text
+        for flag in ["--config", "--no-config", "--no-restore", "--replace", "--no-fullscreen-pause", "--pause-on-battery",
+                     "--keep-recent", "--layer", "--name", "--log-level", "-v", "--queue-frames", "--cache-mb", "--trace-frames",
+                     "--renderer", "--release-after"] {
+            XCTAssertTrue(help.contains(flag), "\(flag) is not in --help")
+            let args = [flag] + (samples[flag].map { [$0] } ?? []) + ["v.mp4"]
+            guard case .run = try OptionParser.parse(args) else { return XCTFail("\(args) did not parse as a run") }
+        }
+        guard case .run(let incoming) = try OptionParser.parse(["--cache-mb", "32", "--layer", "top", "--pause-on-battery", "v.mp4"]) else {
+            return XCTFail("no run")
+        }
+        XCTAssertEqual(Options.unappliable(running: Options(), incoming: incoming), ["--cache-mb (128, asked 32)", "--layer (background, asked top)"],
+                       "a pause rule is the hand-over's to take; the cache and the layer are not")
     }
 }

@@ -242,27 +242,14 @@ public enum CtlParser {
         case "set":
             guard let output = rest.first, !output.hasPrefix("-") else { throw .ctl("set needs OUTPUT (or '*') and VIDEO") }
             var e = OutputEntry(selector: output == "*" ? .all : .named(output))
-            var i = 1
-            func value(_ opt: String) throws(UsageError) -> String {
-                i += 1
-                guard i < rest.count else { throw .missingValue(option: opt) }
-                return rest[i]
-            }
-            while i < rest.count {
-                let a = rest[i]
-                switch a {
-                case _ where EntrySettings.switchFlag(a) != nil:
-                    let (setting, v) = EntrySettings.switchFlag(a)!
-                    _ = setting.set(v, in: &e)
-                case _ where EntrySettings.flag(a) != nil:
-                    let setting = EntrySettings.flag(a)!, v = try value(a)
-                    guard setting.set(v, in: &e) else { throw .badValue(option: a, value: v, expected: setting.expected) }
-                default:
+            var c = ArgumentCursor(Array(rest.dropFirst()))
+            while let a = c.current {
+                if try !c.applySetting(a, to: &e) {
                     if a.hasPrefix("-") && a.count > 1 { throw .unknownOption(a) }
                     if let v = e.video { throw .ctl("set takes one VIDEO (or directory, or playlist): '\(v)', not also '\(a)'") }
                     e.video = a
                 }
-                i += 1
+                c.advance()
             }
             guard !e.fieldsSet.isEmpty else {
                 throw .ctl("set needs VIDEO or a setting to change")

@@ -35,32 +35,18 @@ public struct DecodeCommand: Equatable, Sendable {
     public static func parse(_ args: [String]) throws(UsageError) -> DecodeCommand {
         var c = DecodeCommand(video: "")
         var positional: [String] = []
-        var i = 0
-        func value(_ opt: String) throws(UsageError) -> String {
-            i += 1
-            guard i < args.count else { throw .missingValue(option: opt) }
-            return args[i]
-        }
-        func number(_ opt: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
-            let v = try value(opt)
-            guard let n = Int(v), range.contains(n) else {
-                throw .badValue(option: opt, value: v, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return n
-        }
-        while i < args.count {
-            let a = args[i]
+        var args = ArgumentCursor(args)
+        while let a = args.current {
             switch a {
             case "--hwdec", "--hwdec-device":
-                let setting = EntrySettings.flag(a)!, v = try value(a)
                 var e = OutputEntry(selector: .all)
-                guard setting.set(v, in: &e) else { throw .badValue(option: a, value: v, expected: setting.expected) }
+                _ = try args.applySetting(a, to: &e)
                 if let h = e.hwdec { c.hwdec = h }
                 if let d = e.hwdecDevice { c.hwdecDevice = d }
-            case "--frames": c.frames = try number(a, 1...1_000_000)
-            case "--queue-frames": c.queueFrames = try number(a, 1...64)
-            case "--cache-mb": c.cacheMB = try number(a, 0...4096)
-            case "--threads": c.threads = try number(a, 1...64)
+            case "--frames": c.frames = try args.number(of: a, in: 1...1_000_000)
+            case "--queue-frames": c.queueFrames = try args.number(of: a, in: 1...64)
+            case "--cache-mb": c.cacheMB = try args.number(of: a, in: 0...4096)
+            case "--threads": c.threads = try args.number(of: a, in: 1...64)
             case "--json": c.json = true
             case "-v", "--verbose": c.verbose = true
             default:
@@ -68,7 +54,7 @@ public struct DecodeCommand: Equatable, Sendable {
                 guard positional.isEmpty else { throw .decode("takes one VIDEO, not also '\(a)'") }
                 positional.append(a)
             }
-            i += 1
+            args.advance()
         }
         guard let v = positional.first, !v.isEmpty else { throw .decode("needs VIDEO (\(usage))") }
         c.video = v

@@ -39,27 +39,16 @@ public struct ThumbnailCommand: Equatable, Sendable {
     public static func parse(_ args: [String]) throws(UsageError) -> ThumbnailCommand {
         var positional: [String] = []
         var c = ThumbnailCommand(video: "", file: "")
-        var i = 0
-        func value(_ opt: String) throws(UsageError) -> String {
-            i += 1
-            guard i < args.count else { throw .missingValue(option: opt) }
-            return args[i]
-        }
-        while i < args.count {
-            let a = args[i]
+        var args = ArgumentCursor(args)
+        while let a = args.current {
             switch a {
             case "--size":
-                let v = try value(a)
-                guard let s = parseSize(v) else { throw .badValue(option: a, value: v, expected: "a size WxH from 1x1 to \(maxSide)x\(maxSide)") }
-                c.size = s
+                c.size = try args.value(of: a, expected: "a size WxH from 1x1 to \(maxSide)x\(maxSide)", parseSize)
             case "--at":
-                let v = try value(a)
-                guard let t = v == "0" ? 0 : DurationText.parse(v) else { throw .badValue(option: a, value: v, expected: DurationText.expected + " (or 0)") }
-                c.at = t
+                c.at = try args.value(of: a, expected: DurationText.expected + " (or 0)") { $0 == "0" ? 0 : DurationText.parse($0) }
             case _ where ["-m", "--mode", "-c", "--color", "--dim", "--hwdec", "--hwdec-device"].contains(a):
-                let setting = EntrySettings.flag(a)!, v = try value(a)
                 var e = OutputEntry(selector: .all)
-                guard setting.set(v, in: &e) else { throw .badValue(option: a, value: v, expected: setting.expected) }
+                _ = try args.applySetting(a, to: &e)
                 if let m = e.mode { c.mode = m }
                 if let col = e.color { c.color = col }
                 if let d = e.dim { c.dim = d }
@@ -70,7 +59,7 @@ public struct ThumbnailCommand: Equatable, Sendable {
                 guard positional.count < 2 else { throw .thumbnail("takes one VIDEO and one FILE.png, not also '\(a)'") }
                 positional.append(a)
             }
-            i += 1
+            args.advance()
         }
         guard positional.count == 2, !positional[0].isEmpty, !positional[1].isEmpty else {
             throw .thumbnail("needs VIDEO and FILE.png (\(usage))")

@@ -365,36 +365,15 @@ public struct Options: Equatable, Sendable {
 }
 
 extension Options {
-    /// Options that apply to the whole process, by flag (their canonical names).
-    static let processWide: [String: String] = [
-        "--queue-frames": "--queue-frames", "--cache-mb": "--cache-mb", "--trace-frames": "--trace-frames",
-        "--renderer": "--renderer", "--release-after": "--release-after", "--log-level": "--log-level",
-        "-v": "--log-level", "--verbose": "--log-level", "--layer": "--layer",
-        "--keep-recent": "--keep-recent",
-    ]
-
     /// What a hand-over (a second `wayloop ARGS` on the same display) cannot apply to the running
     /// instance: each process-wide option `incoming` names with another value than `running`
     /// has, as "--cache-mb (128, asked 0)". Empty: everything applies.
     public static func unappliable(running: Options, incoming: Options) -> [String] {
-        func show(_ v: Any?) -> String { v.map { "\($0)" } ?? "none" }
-        var out: [String] = []
-        for name in incoming.given.sorted() {
-            let (have, want): (String, String)
-            switch name {
-            case "--queue-frames": (have, want) = (show(running.queueFrames), show(incoming.queueFrames))
-            case "--cache-mb": (have, want) = (show(running.cacheMB), show(incoming.cacheMB))
-            case "--trace-frames": (have, want) = (show(running.traceFile), show(incoming.traceFile))
-            case "--renderer": (have, want) = (show(running.renderer?.rawValue ?? "auto"), show(incoming.renderer?.rawValue))
-            case "--release-after": (have, want) = (show(running.releaseAfter), show(incoming.releaseAfter))
-            case "--log-level": (have, want) = (show(running.logLevel.name), show(incoming.logLevel.name))
-            case "--layer": (have, want) = (running.layer.rawValue, incoming.layer.rawValue)
-            case "--keep-recent": (have, want) = (show(running.keepRecent), show(incoming.keepRecent))
-            default: continue
-            }
-            if have != want { out.append("\(name) (\(have), asked \(want))") }
+        incoming.given.sorted().compactMap { name in
+            guard let shown = processOption(name)?.shown else { return nil }
+            let (have, want) = (shown(running), shown(incoming))
+            return have != want ? "\(name) (\(have), asked \(want))" : nil
         }
-        return out
     }
 }
 
@@ -448,19 +427,8 @@ public enum OptionParser {
         var options = Options()
         var current = OutputEntry(selector: .all)
         var scoped = false
-        var i = 0
+        var c = ArgumentCursor(args)
 
-        func value(_ opt: String) throws(UsageError) -> String {
-            i += 1
-            guard i < args.count else { throw .missingValue(option: opt) }
-            return args[i]
-        }
-        /// The option's value, converted; `expected` says what it should have been.
-        func parsed<T>(_ opt: String, _ expected: String, _ convert: (String) -> T?) throws(UsageError) -> T {
-            let v = try value(opt)
-            guard let t = convert(v) else { throw .badValue(option: opt, value: v, expected: expected) }
-            return t
-        }
         // A bare VIDEO is for every output without a more specific entry, wherever it stands.
         func positional(_ video: String) throws(UsageError) {
             if !scoped {
@@ -476,85 +444,48 @@ public enum OptionParser {
         func flush() {
             if scoped || current != OutputEntry(selector: .all) { options.entries.append(current) }
         }
+        /// `ctl`, `thumbnail` and `decode` as the first argument: a subcommand of its own.
+        func subcommand(_ name: String) throws(UsageError) -> Command? {
+            let rest = Array(args.dropFirst())
+            if let h = rest.first, h == "-h" || h == "--help" { return .help }
+            switch name {
+            case "thumbnail": return .thumbnail(try ThumbnailCommand.parse(rest))
+            case "decode": return .decode(try DecodeCommand.parse(rest))
+            case "ctl": return .ctl(try CtlParser.parse(rest))
+            default: return nil
+            }
+        }
 
-        while i < args.count {
-            let arg = args[i]
-            if let canonical = Options.processWide[arg] { options.given.insert(canonical) }
+        while let arg = c.current {
+            if c.index == 0, let command = try subcommand(arg) { return command }
+            if let o = Options.processOption(arg) {
+                if o.shown != nil { options.given.insert(o.name == "-v" ? "--log-level" : o.name) }
+                try o.apply(&c, arg, &options)
+                c.advance()
+                continue
+            }
             switch arg {
             case "-h", "--help": return .help
             case "-V", "--version": return .version
             case "-o", "--output":
-                let name = try value(arg)
+                let name = try c.value(of: arg)
                 guard !name.isEmpty else { throw .badValue(option: arg, value: name, expected: "an output name (DP-1, \"Make Model Serial\") or '*'") }
                 flush()
                 current = OutputEntry(selector: name == "*" ? .all : .named(name))
                 scoped = true
             case "-i", "--image", "--video":
-                let v = try value(arg)
+                let v = try c.value(of: arg)
                 if current.video != nil { throw .unexpectedArgument(v) }
                 current.video = v
-            case _ where EntrySettings.switchFlag(arg) != nil:
-                let (setting, v) = EntrySettings.switchFlag(arg)!
-                _ = setting.set(v, in: &current)
-            case _ where EntrySettings.flag(arg) != nil:
-                let setting = EntrySettings.flag(arg)!, v = try value(arg)
-                guard setting.set(v, in: &current) else { throw .badValue(option: arg, value: v, expected: setting.expected) }
-            case "--config":
-                options.configPath = try value(arg)
-            case "--no-config":
-                options.noConfig = true
-            case "--no-restore":
-                options.noRestore = true
-            case "--replace":
-                options.replace = true
-            case "--keep-recent":
-                options.keepRecent = try parsed(arg, "a whole number from 0 to 16") { Int($0).flatMap { (0...16).contains($0) ? $0 : nil } }
-            case "--layer":
-                options.layer = try parsed(arg, "one of background, bottom, top, overlay") { Layer(rawValue: $0) }
-            case "--name":
-                options.name = try parsed(arg, InstanceName.expected) { InstanceName.isValid($0) ? $0 : nil }
-            case "--log-level":
-                options.logLevel = try parsed(arg, "one of error, notice, debug, trace") { LogLevel(name: $0) }
-            case "-v", "--verbose":
-                options.logLevel = .debug
-            case "--queue-frames":
-                options.queueFrames = try parsed(arg, "a whole number from 2 to 120") {
-                    Int($0).flatMap { (2...120).contains($0) ? $0 : nil }
-                }
-            case "--cache-mb":
-                options.cacheMB = try parsed(arg, "a whole number of MiB from 0 to 4096") {
-                    Int($0).flatMap { (0...4096).contains($0) ? $0 : nil }
-                }
-            case "--trace-frames":
-                options.traceFile = try value(arg)
-            case "--renderer":
-                options.renderer = try parsed(arg, RendererRequest.expected) { RendererRequest(rawValue: $0) }
-            case "thumbnail" where i == 0:
-                if let h = args.dropFirst().first, h == "-h" || h == "--help" { return .help }
-                return .thumbnail(try ThumbnailCommand.parse(Array(args.dropFirst())))
-            case "decode" where i == 0:
-                if let h = args.dropFirst().first, h == "-h" || h == "--help" { return .help }
-                return .decode(try DecodeCommand.parse(Array(args.dropFirst())))
-            case "ctl" where i == 0:
-                if let h = args.dropFirst().first, h == "-h" || h == "--help" { return .help }
-                return .ctl(try CtlParser.parse(Array(args.dropFirst())))
-            case "--no-fullscreen-pause":
-                options.pauseOnFullscreen = false
-            case "--pause-on-battery":
-                options.pauseOnBattery = true
-            case "--release-after":
-                options.releaseAfter = try parsed(arg, "a number of seconds from 0.1 to 86400") {
-                    Double($0).flatMap { (0.1...86_400).contains($0) ? $0 : nil }
-                }
             case "--":
-                for rest in args[(i + 1)...] { try positional(rest) }
-                i = args.count
+                for rest in c.rest() { try positional(rest) }
                 continue
             default:
+                if try c.applySetting(arg, to: &current) { break }
                 if arg.hasPrefix("-") && arg.count > 1 { throw .unknownOption(arg) }
                 try positional(arg)
             }
-            i += 1
+            c.advance()
         }
         flush()
         // No video here is fine when a config file names one: the app checks after loading it.
