@@ -536,3 +536,19 @@ final class StatusNamingTests: XCTestCase {
         XCTAssertNil(OutputStatus.position(frameIndex: 3, fps: 0), "no rate")
     }
 }
+
+/// What `ctl pause`, `resume` and `toggle` do to an output's user pause (PauseRules.userPaused).
+final class UserPauseTests: XCTestCase {
+    func testTable() {
+        let rows: [(request: ControlRequest, before: Bool, want: Bool?, what: String)] = [
+            (.pause(nil), false, true, "pause a playing output"),
+            (.pause("DP-1"), true, true, "pause stays paused"),
+            (.resume(nil), true, false, "resume"),
+            (.resume(nil), false, false, "resume a playing output: nothing changes"),
+            (.toggle(nil), false, true, "toggle a playing output"),
+            (.toggle(nil), true, false, "toggle a paused output"),
+            (.status, false, nil, "not a pause request"),
+        ]
+        for r in rows { XCTAssertEqual(PauseRules.userPaused(after: r.request, pausedByUser: r.before), r.want, r.what) }
+    }
+}

@@ -9,4 +9,15 @@ public enum PauseRules {
                                onBattery: Bool) -> (fullscreen: Bool, battery: Bool) {
         ((settings?.pauseOnFullscreen ?? true) && layer != .overlay && fullscreenWindow, (settings?.pauseOnBattery ?? false) && onBattery)
     }
+
+    /// Whether an output is paused by the user after `ctl pause`, `resume` or `toggle` (nil: not
+    /// such a request); `pausedByUser`: whether it was before.
+    public static func userPaused(after request: ControlRequest, pausedByUser: Bool) -> Bool? {
+        switch request {
+        case .pause: return true
+        case .resume: return false
+        case .toggle: return !pausedByUser
+        default: return nil
+        }
+    }
 }

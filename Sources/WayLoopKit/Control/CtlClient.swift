@@ -21,23 +21,7 @@ enum CtlClient {
     }
 
     static func run(_ command: CtlCommand) -> Int32 {
-        var request = command.request
-        // Paths are the caller's: made absolute here, where the working directory is known.
-        if case .set(let e) = request {
-            let cwd = Sys.currentDirectory
-            let named = e.resolvingNames { Sys.findVideo($0, here: cwd) }
-            // A bare name found nowhere: said here, with the places looked in.
-            for v in [named.video, named.fallback?.video].compactMap({ $0 }) where VideoLookup.isBareName(v) {
-                if let problem = Preflight.check(v) {
-                    Sys.writeStderr("wayloop: error: ctl: \(problem)")
-                    return requestFailed
-                }
-            }
-            request = .set(named.resolvingPaths(in: cwd, home: Sys.env("HOME")))
-        }
-        if case .snapshot(let o, let file) = request {
-            request = .snapshot(output: o, file: Paths.absolute(file, in: Sys.currentDirectory, home: Sys.env("HOME")))
-        }
+        guard let request = resolved(command.request) else { return requestFailed }
         let path = ControlServer.defaultPath
         let conn: Connection
         switch Connection.open(path) {
@@ -61,41 +45,74 @@ enum CtlClient {
                 Sys.writeStderr("wayloop: error: ctl: \(reply["error"]?.string ?? reply.serialized)")
                 return requestFailed
             }
-            switch request {
-            case .status:
-                if command.json {
-                    Sys.writeStdout(reply.serialized + "\n")
-                } else {
-                    let lines = (reply["outputs"]?.array ?? []).compactMap(OutputStatus.init(json:)).map { LineText.escaped($0.line) }
-                    Sys.writeStdout(lines.isEmpty ? "no outputs\n" : lines.joined(separator: "\n") + "\n")
-                }
-            case .subscribe where command.waybar:
-                // One waybar line now and after each event, from a fresh status (outputs come
-                // and go); a line equal to the last one is not repeated.
-                var last = ""
-                func show() -> Bool {
-                    guard case .success(let c) = Connection.open(path) else { return false }
-                    defer { c.close() }
-                    guard case .success = c.send(ControlRequest.status.json), case .success(let r) = c.readLine(timeoutMs: 10_000) else { return false }
-                    let line = Waybar.line((r["outputs"]?.array ?? []).compactMap(OutputStatus.init(json:))).serialized
-                    if line != last { Sys.writeStdout(line + "\n") }
-                    last = line
-                    return true
-                }
-                guard show() else { return requestFailed }
-                while case .success = conn.readLine(timeoutMs: -1) {
-                    guard show() else { break }
-                }
-            case .subscribe:
-                // Every event on its own line, flushed at once (for waybar and scripts).
-                while case .success(let event) = conn.readLine(timeoutMs: -1) {
-                    Sys.writeStdout(event.serialized + "\n")
-                }
-            default:
-                if let m = reply["message"]?.string { Sys.writeStdout(LineText.escaped(m) + "\n") }
-            }
-            return ok
+            return show(reply, of: request, command: command, conn: conn, path: path)
         }
+    }
+
+    /// The request with the caller's paths made absolute (here, where the working directory is
+    /// known); nil after one error line for a bare name found nowhere.
+    private static func resolved(_ request: ControlRequest) -> ControlRequest? {
+        let cwd = Sys.currentDirectory, home = Sys.env("HOME")
+        switch request {
+        case .set(let e):
+            let named = e.resolvingNames { Sys.findVideo($0, here: cwd) }
+            // A bare name found nowhere: said here, with the places looked in.
+            for v in [named.video, named.fallback?.video].compactMap({ $0 }) where VideoLookup.isBareName(v) {
+                if let problem = Preflight.check(v) {
+                    Sys.writeStderr("wayloop: error: ctl: \(problem)")
+                    return nil
+                }
+            }
+            return .set(named.resolvingPaths(in: cwd, home: home))
+        case .snapshot(let o, let file):
+            return .snapshot(output: o, file: Paths.absolute(file, in: cwd, home: home))
+        default:
+            return request
+        }
+    }
+
+    /// Prints a good reply as the command asks (status as text or JSON, the event stream, the
+    /// message); the exit status.
+    private static func show(_ reply: JSON, of request: ControlRequest, command: CtlCommand, conn: Connection, path: String) -> Int32 {
+        switch request {
+        case .status:
+            if command.json {
+                Sys.writeStdout(reply.serialized + "\n")
+            } else {
+                let lines = (reply["outputs"]?.array ?? []).compactMap(OutputStatus.init(json:)).map { LineText.escaped($0.line) }
+                Sys.writeStdout(lines.isEmpty ? "no outputs\n" : lines.joined(separator: "\n") + "\n")
+            }
+        case .subscribe where command.waybar:
+            return waybar(conn, path: path)
+        case .subscribe:
+            // Every event on its own line, flushed at once (for waybar and scripts).
+            while case .success(let event) = conn.readLine(timeoutMs: -1) {
+                Sys.writeStdout(event.serialized + "\n")
+            }
+        default:
+            if let m = reply["message"]?.string { Sys.writeStdout(LineText.escaped(m) + "\n") }
+        }
+        return ok
+    }
+
+    /// `subscribe --waybar`: one waybar line now and after each event, from a fresh status
+    /// (outputs come and go); a line equal to the last one is not repeated.
+    private static func waybar(_ conn: Connection, path: String) -> Int32 {
+        var last = ""
+        func show() -> Bool {
+            guard case .success(let c) = Connection.open(path) else { return false }
+            defer { c.close() }
+            guard case .success = c.send(ControlRequest.status.json), case .success(let r) = c.readLine(timeoutMs: 10_000) else { return false }
+            let line = Waybar.line((r["outputs"]?.array ?? []).compactMap(OutputStatus.init(json:))).serialized
+            if line != last { Sys.writeStdout(line + "\n") }
+            last = line
+            return true
+        }
+        guard show() else { return requestFailed }
+        while case .success = conn.readLine(timeoutMs: -1) {
+            guard show() else { break }
+        }
+        return ok
     }
 
     /// Hands a second start's arguments to the running instance. Returns its reply's error.

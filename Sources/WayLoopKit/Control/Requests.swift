@@ -31,23 +31,7 @@ final class Requests: ControlServerDelegate {
                                               ("outputs", .array(statuses.map(\.json)))]))
 
         case .pause(let pattern), .resume(let pattern), .toggle(let pattern):
-            let matched = matching(pattern)
-            if let pattern, matched.isEmpty {
-                server.reply(to: client, ControlError.noSuchOutput(pattern).reply)
-                return
-            }
-            var done: [String] = []
-            for h in matched {
-                let paused: Bool
-                switch request {
-                case .pause: paused = true
-                case .resume: paused = false
-                default: paused = !h.player.pauseReasons.contains(.user)
-                }
-                app.setUserPause(h, paused)
-                done.append("\(h.name) \(paused ? "paused" : "resumed")")
-            }
-            server.reply(to: client, ok(done.isEmpty ? "no outputs" : done.joined(separator: ", ")))
+            userPause(request, pattern, client: client)
 
         case .set(let entry):
             set(entry, client: client)
@@ -81,6 +65,23 @@ final class Requests: ControlServerDelegate {
         case .handOver(let args, let cwd):
             handOver(args: args, cwd: cwd, client: client)
         }
+    }
+
+    /// `ctl pause|resume|toggle [OUTPUT]`: the user's pause of the matched outputs.
+    private func userPause(_ request: ControlRequest, _ pattern: String?, client: Int) {
+        let matched = matching(pattern)
+        if let pattern, matched.isEmpty {
+            app.control?.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+            return
+        }
+        var done: [String] = []
+        for h in matched {
+            guard let paused = PauseRules.userPaused(after: request, pausedByUser: h.player.pauseReasons.contains(.user)) else { continue }
+            app.setUserPause(h, paused)
+            done.append("\(h.name) \(paused ? "paused" : "resumed")")
+        }
+        app.control?.reply(to: client, .object([("ok", .bool(true)),
+                                                ("message", .string(done.isEmpty ? "no outputs" : done.joined(separator: ", ")))]))
     }
 
     /// `ctl set OUTPUT|* VIDEO ...`: a runtime override, applied once the video is ready.

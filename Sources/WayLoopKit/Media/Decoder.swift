@@ -216,33 +216,32 @@ final class Decoder {
 
     // MARK: Decoding
 
-    private func decodeLoop(info: VideoInfo) throws(VideoError) {
+    /// What the decode loop keeps from frame to frame: whether the clip was announced ready,
+    /// the frames of this pass, and the loop cache (the first pass's frames, kept while the
+    /// whole clip fits the budget).
+    private struct LoopState {
         var announced = false
         var framesThisPass = 0
-        // The loop cache: the first pass's frames, kept when the whole clip fits the budget.
-        var caching = channel.cacheBudget > 0 && (estimatedBytes ?? Int.max) <= channel.cacheBudget
+        var caching: Bool
         var cache: [StampedFrame<FrameHandle>] = []
-        func remember(_ out: StampedFrame<FrameHandle>) {
-            guard caching, out.pass == 0 else { return }
-            if let copy = channel.keep(out.payload.frame) {
-                var s = out
-                s.payload = FrameHandle(frame: copy, cached: true)
-                cache.append(s)
-            } else {
-                caching = false
-                cache.removeAll()
-                channel.dropCache()
-                log.debug("the loop does not fit the cache (\(channel.cacheBudget >> 20) MB): every pass is decoded")
-            }
-        }
+    }
+
+    /// What the loop does after a step.
+    private enum Next {
+        case goOn
+        case stop
+    }
+
+    private func decodeLoop(info: VideoInfo) throws(VideoError) {
+        var state = LoopState(caching: channel.cacheBudget > 0 && (estimatedBytes ?? Int.max) <= channel.cacheBudget)
         while !channel.shouldStop {
             if intraOnly { try followLowres(atPassStart: false) }
             // A cached pass is decoded whole (the cache may be replayed after the cap is lifted).
-            followSkipCap(caching ? nil : channel.skipCap)
+            followSkipCap(state.caching ? nil : channel.skipCap)
             guard let frame = channel.obtainFrame() else { throw .decodeFailed(path, reason: "out of memory") }
             let started = Sys.threadCPU()
             let wallStart = Sys.now()
-            lateSkipAllowed = !caching
+            lateSkipAllowed = !state.caching
             let step = nextFrame(into: frame)
             if let why = hwFailure {
                 hwFailure = nil
@@ -250,83 +249,128 @@ final class Decoder {
                 try switchToSoftware(why)
                 continue
             }
+            let next: Next
             switch step {
-            case .frame:
-                guard let decoded = takeHardwareFrame(frame) else { continue }
-                if let after = resumeAfterPts {
-                    // Decoded again after a switch to software: the frames already handed on are left out.
-                    let pts = decoded.pointee.best_effort_timestamp
-                    if pts != avx_nopts() && pts <= after { channel.recycle(FrameHandle(frame: decoded)); continue }
-                    resumeAfterPts = nil
-                }
-                framesThisPass += 1
-                frameDecoded()
-                notePoolBuffer(decoded)
-                lastFedPts = decoded.pointee.best_effort_timestamp == avx_nopts() ? lastFedPts : decoded.pointee.best_effort_timestamp
-                guard let ready = convertIfNeeded(decoded) else { continue }
-                channel.addDecodeCost(Sys.threadCPU() - started)
-                followPace(busy: Sys.now() - wallStart)
-                let pts = ready.pointee.best_effort_timestamp
-                let ptsNs: Nanos? = pts == avx_nopts() ? nil : rescale(pts)
-                let own = rescale(avx_frame_duration(ready))
-                let index = ptsNs.map { passFrames.index(ofFrame: $0) }
-                if let out = stamper.push(FrameHandle(frame: ready), pts: ptsNs, ownDuration: own > 0 ? own : nominalDuration,
-                                          index: passFrames.skipped ? index : nil) {
-                    remember(out)
-                    guard channel.push(out) else { channel.recycle(out.payload); return }
-                    if !announced { announced = true; channel.setStatus(.ready(info)) }
-                }
-            case .endOfPass:
-                channel.recycle(FrameHandle(frame: frame))
-                resumeAfterPts = nil
-                lastFedPts = nil
-                let pass = stamper.pass
-                let end = passFrames.skipped ? passFrames.end : nil
-                passFrames.reset()
-                if let last = stamper.wrap(end: end) {
-                    remember(last)
-                    guard channel.push(last) else { channel.recycle(last.payload); return }
-                    if !announced { announced = true; channel.setStatus(.ready(info)) }
-                }
-                guard framesThisPass > 0 else {
-                    throw .decodeFailed(path, reason: decodeErrors > 0 ? "every frame failed to decode" : "the stream has no frames")
-                }
-                if pass == 0 && framesThisPass == 1 {
-                    log.debug("one frame: a still picture, decoding stops")
-                    channel.waitForStop()
-                    return
-                }
-                if pass == 0, let length = stamper.loopLength {
-                    log.debug("loop length \(Double(length) / 1e9) s, \(framesThisPass) frames")
-                    // Frames scaled down for a provisional picture limit are not kept.
-                    if caching && !downscaledProvisionally && cache.count == framesThisPass {
-                        log.debug("the whole loop is in memory (\(cache.count) frames, \(channel.cacheBytes >> 20) MB): "
-                            + "decoding stops, every later pass is replayed from memory")
-                        closeDecoder()
-                        channel.replayScale = smallestScale
-                        guard let resume = replay(cache, loopLength: length) else { return }
-                        // The cache was given up (memory pressure): every pass is decoded again,
-                        // from the pass that was due next, so the loop goes on without a gap.
-                        log.debug("the loop cache is given up: decoding again from pass \(resume)")
-                        cache.removeAll()
-                        caching = false
-                        try reopenToDecode()
-                        stamper.skip(toPass: resume)
-                        codecOpenedInPass = resume
-                        channel.replayScale = nil
-                        framesThisPass = 0
-                        continue
-                    }
-                }
-                if caching {
-                    caching = false
-                    cache.removeAll()
-                    channel.dropCache()
-                }
-                framesThisPass = 0
-                try rewind()
+            case .frame: next = handOn(frame, started: started, wallStart: wallStart, info: info, state: &state)
+            case .endOfPass: next = try endPass(frame, info: info, state: &state)
+            }
+            if next == .stop { return }
+        }
+    }
+
+    /// Keeps a first-pass frame in the loop cache while the loop fits its budget.
+    private func remember(_ out: StampedFrame<FrameHandle>, _ state: inout LoopState) {
+        guard state.caching, out.pass == 0 else { return }
+        if let copy = channel.keep(out.payload.frame) {
+            var s = out
+            s.payload = FrameHandle(frame: copy, cached: true)
+            state.cache.append(s)
+        } else {
+            state.caching = false
+            state.cache.removeAll()
+            channel.dropCache()
+            log.debug("the loop does not fit the cache (\(channel.cacheBudget >> 20) MB): every pass is decoded")
+        }
+    }
+
+    /// Queues a stamped frame (announcing the clip ready with its first); stop when the channel
+    /// is stopping.
+    private func queue(_ out: StampedFrame<FrameHandle>, info: VideoInfo, state: inout LoopState) -> Next {
+        remember(out, &state)
+        guard channel.push(out) else {
+            channel.recycle(out.payload)
+            return .stop
+        }
+        if !state.announced {
+            state.announced = true
+            channel.setStatus(.ready(info))
+        }
+        return .goOn
+    }
+
+    /// A decoded frame: copied back from a device, left out after a switch to software, converted
+    /// where no renderer takes its format, stamped on the loop's timeline and queued.
+    private func handOn(_ frame: UnsafeMutablePointer<AVFrame>, started: Nanos, wallStart: Nanos, info: VideoInfo,
+                        state: inout LoopState) -> Next {
+        guard let decoded = takeHardwareFrame(frame) else { return .goOn }
+        if let after = resumeAfterPts {
+            // Decoded again after a switch to software: the frames already handed on are left out.
+            let pts = decoded.pointee.best_effort_timestamp
+            if pts != avx_nopts() && pts <= after {
+                channel.recycle(FrameHandle(frame: decoded))
+                return .goOn
+            }
+            resumeAfterPts = nil
+        }
+        state.framesThisPass += 1
+        frameDecoded()
+        notePoolBuffer(decoded)
+        lastFedPts = decoded.pointee.best_effort_timestamp == avx_nopts() ? lastFedPts : decoded.pointee.best_effort_timestamp
+        guard let ready = convertIfNeeded(decoded) else { return .goOn }
+        channel.addDecodeCost(Sys.threadCPU() - started)
+        followPace(busy: Sys.now() - wallStart)
+        let pts = ready.pointee.best_effort_timestamp
+        let ptsNs: Nanos? = pts == avx_nopts() ? nil : rescale(pts)
+        let own = rescale(avx_frame_duration(ready))
+        let index = ptsNs.map { passFrames.index(ofFrame: $0) }
+        guard let out = stamper.push(FrameHandle(frame: ready), pts: ptsNs, ownDuration: own > 0 ? own : nominalDuration,
+                                     index: passFrames.skipped ? index : nil) else { return .goOn }
+        return queue(out, info: info, state: &state)
+    }
+
+    /// The end of a pass: its last frame queued; a still stops decoding; a first pass that fit
+    /// the cache is replayed from memory from now on; otherwise the stream is rewound.
+    private func endPass(_ frame: UnsafeMutablePointer<AVFrame>, info: VideoInfo, state: inout LoopState) throws(VideoError) -> Next {
+        channel.recycle(FrameHandle(frame: frame))
+        resumeAfterPts = nil
+        lastFedPts = nil
+        let pass = stamper.pass
+        let end = passFrames.skipped ? passFrames.end : nil
+        passFrames.reset()
+        if let last = stamper.wrap(end: end), queue(last, info: info, state: &state) == .stop { return .stop }
+        guard state.framesThisPass > 0 else {
+            throw .decodeFailed(path, reason: decodeErrors > 0 ? "every frame failed to decode" : "the stream has no frames")
+        }
+        if pass == 0 && state.framesThisPass == 1 {
+            log.debug("one frame: a still picture, decoding stops")
+            channel.waitForStop()
+            return .stop
+        }
+        if pass == 0, let length = stamper.loopLength {
+            log.debug("loop length \(Double(length) / 1e9) s, \(state.framesThisPass) frames")
+            // Frames scaled down for a provisional picture limit are not kept.
+            if state.caching && !downscaledProvisionally && state.cache.count == state.framesThisPass {
+                return try replayCache(length: length, state: &state)
             }
         }
+        if state.caching {
+            state.caching = false
+            state.cache.removeAll()
+            channel.dropCache()
+        }
+        state.framesThisPass = 0
+        try rewind()
+        return .goOn
+    }
+
+    /// The whole loop is in memory: decoding stops and every later pass is replayed from it,
+    /// until the cache is given up (memory pressure): then every pass is decoded again, from
+    /// the pass that was due next, so the loop goes on without a gap.
+    private func replayCache(length: Nanos, state: inout LoopState) throws(VideoError) -> Next {
+        log.debug("the whole loop is in memory (\(state.cache.count) frames, \(channel.cacheBytes >> 20) MB): "
+            + "decoding stops, every later pass is replayed from memory")
+        closeDecoder()
+        channel.replayScale = smallestScale
+        guard let resume = replay(state.cache, loopLength: length) else { return .stop }
+        log.debug("the loop cache is given up: decoding again from pass \(resume)")
+        state.cache.removeAll()
+        state.caching = false
+        try reopenToDecode()
+        stamper.skip(toPass: resume)
+        codecOpenedInPass = resume
+        channel.replayScale = nil
+        state.framesThisPass = 0
+        return .goOn
     }
 
     /// Frees the demuxer and the codec (the loop cache keeps its frames alive by reference).

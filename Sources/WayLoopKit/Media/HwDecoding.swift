@@ -208,71 +208,62 @@ enum FirstFrames {
 
     static func decode(_ path: String, count: Int, device: HwDevice?) -> Result {
         var result = Result()
-        let input: VideoInput
-        do { input = try VideoInput.open(path) } catch { result.error = "\(error)"; return result }
-        var fmt: UnsafeMutablePointer<AVFormatContext>? = input.format
-        defer { avformat_close_input(&fmt) }
-        var codec = avcodec_alloc_context3(input.decoder)
-        defer { avcodec_free_context(&codec) }
-        guard let ctx = codec, avcodec_parameters_to_context(ctx, input.stream.pointee.codecpar) >= 0 else {
-            result.error = "out of memory"
+        let decoder: FewFrames
+        do { decoder = try FewFrames(path, device: device, extraFrames: 1) } catch {
+            switch error {
+            case .video(let e): result.error = "\(e)"
+            case .codec(let why): result.error = why
+            }
             return result
         }
-        ctx.pointee.pkt_timebase = input.stream.pointee.time_base
-        ctx.pointee.thread_count = 1
-        device?.attach(to: ctx, extraFrames: 1)
-        csys_av_clear_error()
-        let rc = avcodec_open2(ctx, input.decoder, nil)
-        guard rc >= 0 else { result.error = AVError.reason(rc); return result }
-        var packet = av_packet_alloc()
-        defer { av_packet_free(&packet) }
         var got = av_frame_alloc()
         defer { av_frame_free(&got) }
-        guard let packet, let got else { result.error = "out of memory"; return result }
-        var draining = false
+        guard let got else { result.error = "out of memory"; return result }
         while result.frames.count < count {
-            let r = avcodec_receive_frame(ctx, got)
-            if r == 0 {
-                guard let out = av_frame_alloc() else { result.error = "out of memory"; break }
-                if let device {
-                    guard device.owns(got) else {
-                        result.notHardware = true
-                        var o: UnsafeMutablePointer<AVFrame>? = out
-                        av_frame_free(&o)
-                        break
-                    }
-                    var t = device.download(got, into: out)
-                    av_frame_unref(got)
-                    if t >= 0, let fake = device.fake {
-                        if fake.trigger == .check { t = FakeHwdec.paintGreen(out) }
-                        if fake.trigger == .slow && result.frames.isEmpty { usleep(2_100_000) }
-                    }
-                    guard t >= 0 else {
-                        result.error = "copy back: \(AVError.text(t))"
-                        var o: UnsafeMutablePointer<AVFrame>? = out
-                        av_frame_free(&o)
-                        break
-                    }
-                } else {
-                    av_frame_move_ref(out, got)
-                }
+            switch decoder.next(into: got, strictReceive: true, strictSend: device != nil) {
+            case .failure(let e): result.error = e.description
+            case .success(false): break
+            case .success(true):
+                guard let out = take(got, device: device, first: result.frames.isEmpty, into: &result) else { break }
                 result.frames.append(out)
                 continue
             }
-            if r == avx_error_eof() { break }
-            if r != avx_error_eagain() { result.error = AVError.reason(r); break }
-            if draining { break }
-            if av_read_frame(input.format, packet) < 0 {
-                avcodec_send_packet(ctx, nil)
-                draining = true
-                continue
-            }
-            defer { av_packet_unref(packet) }
-            guard packet.pointee.stream_index == input.streamIndex else { continue }
-            let s = avcodec_send_packet(ctx, packet)
-            if s < 0 && s != avx_error_eagain() && device != nil { result.error = AVError.reason(s); break }
+            break
         }
         return result
+    }
+
+    /// A decoded frame as the check compares it: copied back from `device` (a fake device
+    /// spoils it as asked), or moved as it is in software; nil (with the reason in `result`)
+    /// when the device gave a software frame or the copy failed.
+    private static func take(_ got: UnsafeMutablePointer<AVFrame>, device: HwDevice?, first: Bool,
+                             into result: inout Result) -> UnsafeMutablePointer<AVFrame>? {
+        guard let out = av_frame_alloc() else {
+            result.error = "out of memory"
+            return nil
+        }
+        guard let device else {
+            av_frame_move_ref(out, got)
+            return out
+        }
+        var t: Int32 = 0
+        if device.owns(got) {
+            t = device.download(got, into: out)
+            av_frame_unref(got)
+            if t >= 0, let fake = device.fake {
+                if fake.trigger == .check { t = FakeHwdec.paintGreen(out) }
+                if fake.trigger == .slow && first { usleep(2_100_000) }
+            }
+            if t < 0 { result.error = "copy back: \(AVError.text(t))" }
+        } else {
+            result.notHardware = true
+        }
+        guard t >= 0, !result.notHardware else {
+            var o: UnsafeMutablePointer<AVFrame>? = out
+            av_frame_free(&o)
+            return nil
+        }
+        return out
     }
 }
 

@@ -147,32 +147,8 @@ enum StillDecoder {
     /// The caller frees the frame (av_frame_free).
     static func frame(_ path: String, at: Double, hwdec: HwdecMode = .no, hwdecDevice: String? = nil,
                       notice: (String) -> Void = { _ in }) throws(VideoError) -> (frame: UnsafeMutablePointer<AVFrame>, orientation: Orientation) {
-        let input = try VideoInput.open(path)
-        var fmt: UnsafeMutablePointer<AVFormatContext>? = input.format
-        defer { avformat_close_input(&fmt) }
-        let f = input.format, index = input.streamIndex, stream = input.stream, decoder = input.decoder
-        let par = stream.pointee.codecpar!
-        var rc: Int32 = 0
-        var codec = avcodec_alloc_context3(decoder)
-        defer { avcodec_free_context(&codec) }
-        guard let ctx = codec, avcodec_parameters_to_context(ctx, par) >= 0 else { throw .decodeFailed(path, reason: "out of memory") }
-        ctx.pointee.pkt_timebase = stream.pointee.time_base
-        ctx.pointee.thread_count = 1
-        // --hwdec: the first path whose device opens (no start-up check for one still: the
-        // picture is the check's subject, as the tests compare it with software's).
-        let pixfmt = AVPixelFormat(rawValue: par.pointee.format)
-        var hw = HwdecState(mode: hwdec, stream: HwdecStream(codec: String(cString: avcodec_get_name(par.pointee.codec_id)),
-                                                             bitDepth: Int(avx_pix_fmt_depth(pixfmt)), chroma420: avx_pix_fmt_is_420(pixfmt) == 1))
-        var device: HwDevice?
-        while case .trying(let p) = hw.phase {
-            switch HwDevice.open(p, device: hwdecDevice, codec: decoder, auto: hwdec == .auto) {
-            case .failure(let why): hw.failed(why)
-            case .success(let d): device = d; hw.passed(device: d.name)
-            }
-        }
-        if case .software(let why?) = hw.phase, hwdec != .no { notice("decoded in software (\(why))") }
-        device?.attach(to: ctx, extraFrames: 2)
-        guard avcodec_open2(ctx, decoder, nil) >= 0 else { throw .unsupportedCodec(path, codec: String(cString: decoder.pointee.name)) }
+        let (decoder, device) = try open(path, hwdec: hwdec, hwdecDevice: hwdecDevice, notice: notice)
+        let f = decoder.input.format, stream = decoder.input.stream
         // Where in the loop: the stream's (else the file's) length; a still has none.
         let tb = stream.pointee.time_base
         var length: Double?
@@ -184,75 +160,96 @@ enum StillDecoder {
         let t = ThumbnailCommand.time(at, inLoopOf: length)
         let start = stream.pointee.start_time != avx_nopts() ? stream.pointee.start_time : 0
         let target = tb.num > 0 ? start + Int64(t * Double(tb.den) / Double(tb.num)) : start
-        if t > 0 { _ = av_seek_frame(f, index, target, avx_seek_backward()) }
+        if t > 0 { _ = av_seek_frame(f, decoder.input.streamIndex, target, avx_seek_backward()) }
+        var best = try frame(at: target, from: decoder, path: path)
+        if let device { best = try copied(best, from: device, path: path, notice: notice) }
+        return (try converted(best, path: path), Decoder.orientation(of: stream))
+    }
 
-        var packet = av_packet_alloc()
-        defer { av_packet_free(&packet) }
+    /// The clip's decoder: on the first hardware path whose device opens (no start-up check
+    /// for one still: the picture is the check's subject, as the tests compare it with
+    /// software's), else in software, with one notice saying why.
+    private static func open(_ path: String, hwdec: HwdecMode, hwdecDevice: String?,
+                             notice: (String) -> Void) throws(VideoError) -> (FewFrames, HwDevice?) {
+        let input = try VideoInput.open(path)
+        let par = input.stream.pointee.codecpar!
+        let pixfmt = AVPixelFormat(rawValue: par.pointee.format)
+        let decoderName = String(cString: input.decoder.pointee.name)
+        var fmt: UnsafeMutablePointer<AVFormatContext>? = input.format
+        avformat_close_input(&fmt)
+        var hw = HwdecState(mode: hwdec, stream: HwdecStream(codec: String(cString: avcodec_get_name(par.pointee.codec_id)),
+                                                             bitDepth: Int(avx_pix_fmt_depth(pixfmt)), chroma420: avx_pix_fmt_is_420(pixfmt) == 1))
+        var device: HwDevice?
+        while case .trying(let p) = hw.phase {
+            switch HwDevice.open(p, device: hwdecDevice, codec: input.decoder, auto: hwdec == .auto) {
+            case .failure(let why): hw.failed(why)
+            case .success(let d): device = d; hw.passed(device: d.name)
+            }
+        }
+        if case .software(let why?) = hw.phase, hwdec != .no { notice("decoded in software (\(why))") }
+        do { return (try FewFrames(path, device: device, extraFrames: 2), device) } catch {
+            switch error {
+            case .video(let e): throw e
+            case .codec: throw .unsupportedCodec(path, codec: decoderName)
+            }
+        }
+    }
+
+    /// The last frame at or before `target` (the one on screen then), or the first after it
+    /// when none comes before. The caller frees it.
+    private static func frame(at target: Int64, from decoder: FewFrames, path: String) throws(VideoError) -> UnsafeMutablePointer<AVFrame> {
         var got = av_frame_alloc()
-        var keep: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()
         defer { av_frame_free(&got) }
-        guard let packet, let got, let best = keep else { throw .decodeFailed(path, reason: "out of memory") }
-        var have = false, draining = false
-        decode: while true {
-            if !draining {
-                rc = av_read_frame(f, packet)
-                if rc < 0 {
-                    draining = true
-                    avcodec_send_packet(ctx, nil)
-                } else {
-                    defer { av_packet_unref(packet) }
-                    if packet.pointee.stream_index != index { continue }
-                    if avcodec_send_packet(ctx, packet) < 0 { continue }
-                }
-            }
-            while true {
-                rc = avcodec_receive_frame(ctx, got)
-                if rc == avx_error_eof() { break decode }
-                if rc < 0 {
-                    if draining { break decode }
-                    break
-                }
-                // The last frame at or before the time wanted (the one on screen then).
-                let pts = got.pointee.best_effort_timestamp
-                if have && pts != avx_nopts() && pts > target { break decode }
-                av_frame_unref(best)
-                av_frame_move_ref(best, got)
-                have = true
-                if pts != avx_nopts() && pts >= target { break decode }
-            }
+        guard let got, let best = av_frame_alloc() else { throw .decodeFailed(path, reason: "out of memory") }
+        var have = false
+        while case .success(true) = decoder.next(into: got, strictReceive: false, strictSend: false) {
+            let pts = got.pointee.best_effort_timestamp
+            if have && pts != avx_nopts() && pts > target { break }
+            av_frame_unref(best)
+            av_frame_move_ref(best, got)
+            have = true
+            if pts != avx_nopts() && pts >= target { break }
         }
         guard have else {
-            av_frame_free(&keep)
+            var b: UnsafeMutablePointer<AVFrame>? = best
+            av_frame_free(&b)
             throw .decodeFailed(path, reason: "no frame could be decoded")
         }
-        if let device {
-            if device.owns(best) {
-                guard let soft = av_frame_alloc() else { av_frame_free(&keep); throw .decodeFailed(path, reason: "out of memory") }
-                let rc = device.download(best, into: soft)
-                av_frame_free(&keep)
-                keep = soft
-                guard rc >= 0 else {
-                    av_frame_free(&keep)
-                    throw .decodeFailed(path, reason: "\(device.path.rawValue): the frame could not be copied back: \(AVError.text(rc))")
-                }
-            } else {
-                notice("\(device.path.rawValue): \(HwdecFailure.notHardware): decoded in software")
-            }
+        return best
+    }
+
+    /// A frame on `device` copied back into memory (a software frame as it is, with a notice);
+    /// `frame` is freed.
+    private static func copied(_ frame: UnsafeMutablePointer<AVFrame>, from device: HwDevice, path: String,
+                               notice: (String) -> Void) throws(VideoError) -> UnsafeMutablePointer<AVFrame> {
+        guard device.owns(frame) else {
+            notice("\(device.path.rawValue): \(HwdecFailure.notHardware): decoded in software")
+            return frame
         }
-        guard let best = keep else { throw .decodeFailed(path, reason: "out of memory") }
-        // Formats no renderer takes go through libswscale, as the decoder thread does.
-        if PlaneLayout(frame: best) == nil {
-            var out = av_frame_alloc()
-            guard let o = out, PixelConverter(log: Logger(label: "thumbnail", level: .error, sink: { _ in })).convert(best, into: o, maxSize: ThumbnailCommand.maxSide) else {
-                av_frame_free(&out)
-                av_frame_free(&keep)
-                throw .decodeFailed(path, reason: "cannot convert its pixel format")
-            }
-            av_frame_free(&keep)
-            return (o, Decoder.orientation(of: stream))
+        var old: UnsafeMutablePointer<AVFrame>? = frame
+        defer { av_frame_free(&old) }
+        guard let soft = av_frame_alloc() else { throw .decodeFailed(path, reason: "out of memory") }
+        let rc = device.download(frame, into: soft)
+        guard rc >= 0 else {
+            var s: UnsafeMutablePointer<AVFrame>? = soft
+            av_frame_free(&s)
+            throw .decodeFailed(path, reason: "\(device.path.rawValue): the frame could not be copied back: \(AVError.text(rc))")
         }
-        keep = nil
-        return (best, Decoder.orientation(of: stream))
+        return soft
+    }
+
+    /// A frame in a format no renderer takes goes through libswscale, as the decoder thread's
+    /// do; `frame` is freed when it is replaced.
+    private static func converted(_ frame: UnsafeMutablePointer<AVFrame>, path: String) throws(VideoError) -> UnsafeMutablePointer<AVFrame> {
+        guard PlaneLayout(frame: frame) == nil else { return frame }
+        var old: UnsafeMutablePointer<AVFrame>? = frame
+        defer { av_frame_free(&old) }
+        var out = av_frame_alloc()
+        guard let o = out, PixelConverter(log: Logger(label: "thumbnail", level: .error, sink: { _ in })).convert(frame, into: o, maxSize: ThumbnailCommand.maxSide) else {
+            av_frame_free(&out)
+            throw .decodeFailed(path, reason: "cannot convert its pixel format")
+        }
+        return o
     }
 }
 
