@@ -55,7 +55,7 @@ final class Requests: ControlServerDelegate {
         case .quit:
             app.log.notice("stopping (wayloop ctl quit)")
             server.reply(to: client, ok("stopping"))
-            app.exitStatus = .ok
+            app.stop(.ok)
 
         case .subscribe:
             server.reply(to: client, okReply)
@@ -109,11 +109,9 @@ final class Requests: ControlServerDelegate {
             if pending.isEmpty { forgetWhatNothingNeeds() }
             return
         }
-        let tag = app.overrides.add(entry, over: app.options.entries)
+        let tag = app.addOverride(entry)
         let pattern: String? = { if case .named(let n) = entry.selector { return n }; return nil }()
         if let transition { for h in matching(pattern) { h.nextTransition = transition } }
-        app.recomputeTargets()
-        app.needsReconcile = true
         let what = entry.video.map { "'\($0)'" } ?? "new settings"
         let target = pattern ?? "every output"
         app.log.notice("\(target): \(what) (wayloop ctl set)")
@@ -135,7 +133,7 @@ final class Requests: ControlServerDelegate {
             // A name, a description or an identity; an output that is not connected is
             // forgotten by what its overrides say.
             let infos = heads.map { (name: $0.output.info.name, description: $0.output.info.description) }
-            count = app.overrides.remove { n in
+            count = app.forgetOverrides { n in
                 n == pattern || infos.contains { OutputMatch.matches(pattern: n, name: $0.name, description: $0.description) }
             }
             if heads.isEmpty && count == 0 {
@@ -143,12 +141,8 @@ final class Requests: ControlServerDelegate {
                 return
             }
         } else {
-            count = app.overrides.entries.count
-            app.overrides.removeAll()
-            app.forgetState()
+            count = app.forgetAllOverrides()
         }
-        app.recomputeTargets()
-        app.needsReconcile = true
         let who = pattern ?? "every output"
         app.log.notice("\(who): forgot \(count) choice(s) of wayloop ctl set (wayloop ctl forget)")
         server(reply: client, "\(who): back to the command line and config file" + (pattern == nil ? "; nothing saved" : ""))
@@ -225,7 +219,7 @@ final class Requests: ControlServerDelegate {
                                       configPath: parsed.configPath.map { Paths.absolute($0, in: cwd, home: home) })
         app.log.notice("arguments handed over by a new start: \(args.joined(separator: " "))")
         if !reload(replyTo: client, success: .object([("ok", .bool(true)), ("message", .string("handed over"))])) {
-            app.commandLine = previous
+            app.setCommandLine(previous)
         }
     }
 
@@ -245,8 +239,7 @@ final class Requests: ControlServerDelegate {
             return
         }
         for r in runs { r.step(forward: forward, failed: app.videos.failed) }
-        app.recomputeTargets()
-        app.needsReconcile = true
+        app.settingsChanged()
         let names = matched.filter { h in runs.contains { $0 === app.run(of: h) } }
         let message = names.map { h in "\(h.name): '\(h.target?.video ?? "")'" + (app.playlistStatus(h).map { " (\($0.position)/\($0.count))" } ?? "") }
         pending.append(PendingReply(client: client, waiting: [], playlists: Set(runs.map(\.key.source)),
@@ -349,10 +342,7 @@ final class Requests: ControlServerDelegate {
         if renderer != app.commandLine.rendererRequest(config: app.configEntries) {
             app.log.notice("renderer = \(renderer.rawValue) takes effect at the next start")
         }
-        app.configEntries = entries
-        app.overrides.removeAll()
-        app.recomputeTargets()
-        app.needsReconcile = true
+        app.applyConfig(entries)
         app.log.debug("configuration applied: \(app.options.entries.count) entr\(app.options.entries.count == 1 ? "y" : "ies")")
         if let client {
             // What the outputs now need and is not ready yet (a video for an output that is not
@@ -372,7 +362,7 @@ final class Requests: ControlServerDelegate {
             switch s {
             case SIGINT, SIGTERM:
                 app.log.notice("stopping on signal \(s == SIGINT ? "SIGINT" : "SIGTERM")")
-                app.exitStatus = .ok
+                app.stop(.ok)
             case SIGUSR1:
                 // Like `wayloop ctl toggle`: pause everything, or resume if all is paused.
                 let pause = app.heads.values.contains { !$0.player.pauseReasons.contains(.user) }
@@ -394,16 +384,12 @@ final class Requests: ControlServerDelegate {
     func resolvePending() {
         guard !pending.isEmpty else { return }
         let w = app.world()
-        var undone = false
         pending = pending.filter { p in
             switch Director.outcome(p, w, playlistError: app.playlistError) {
             case .wait:
                 return true
             case .failed(let errors):
-                if let tag = p.undoTag {
-                    app.overrides.remove(tag: tag)
-                    undone = true
-                }
+                if let tag = p.undoTag { app.removeOverride(tag: tag) }
                 app.control?.reply(to: p.client, ControlError.video(errors).reply)
             case .superseded:
                 app.control?.reply(to: p.client, ControlError.busy("superseded by a later change before it was shown").reply)
@@ -411,10 +397,6 @@ final class Requests: ControlServerDelegate {
                 app.control?.reply(to: p.client, p.success)
             }
             return false
-        }
-        if undone {
-            app.recomputeTargets()
-            app.needsReconcile = true
         }
         if pending.isEmpty { forgetWhatNothingNeeds() }
     }
@@ -424,7 +406,7 @@ final class Requests: ControlServerDelegate {
     /// overrides are only compacted when none can): overrides that later ones shadow entirely,
     /// and failures of files nothing names any more.
     private func forgetWhatNothingNeeds() {
-        if app.overrides.compact() { app.options.entries = app.layers.entries }
+        app.compactOverrides()
         app.videos.forget(failuresExcept: Set(app.options.allVideos).union(app.playlistItems))
     }
 }
