@@ -2,7 +2,9 @@
 // WayLoop: a looping video on the background layer of every wlroots output.
 //
 // Modules (house style: pure core, C at the leaves, a thin shell):
-//   WayLoopCore  pure Swift, no C: options, placement math, timing, queue, colour, logging
+//   WayLoopCore  pure Swift, no C, in five folders: Settings (options, config file, layers, state
+//                file), Policy (the director and every decision with a table), Geometry, Timing,
+//                Protocol (control, status, help); logging
 //   CWayland     committed wayland-scanner output + shims Swift cannot import (scripts/generate-protocols)
 //   CSystem      glibc/Linux calls the Glibc module does not export (_GNU_SOURCE, <malloc.h>)
 //   CFFmpeg      system library: libavformat/libavcodec/libavutil/libswscale + macro shims
@@ -10,6 +12,8 @@
 //   WayLoopKit   the library: event loop, Wayland objects, EGL/GLES and wl_shm renderers,
 //                decoder threads; what other programs embed (import WayLoopKit and nothing else)
 //   WayLoop      the `wayloop` executable: WayLoopKit's first client, through its public API only
+// Tests: WayLoopCoreTests (tables, no compositor), WayLoopE2ETests (real compositors and clips),
+// WayLoopDocsTests (man pages and completions against the binary), WayLoopTestSupport (shared).
 import PackageDescription
 
 let package = Package(
@@ -48,6 +52,10 @@ let package = Package(
         ),
         .executableTarget(name: "WayLoop", dependencies: ["WayLoopKit"]),
         .testTarget(name: "WayLoopCoreTests", dependencies: ["WayLoopCore"]),
-        .testTarget(name: "WayLoopE2ETests", dependencies: ["WayLoopCore"]),
+        // No tests of its own: the repository's paths, running commands and waiting, for the two below.
+        .testTarget(name: "WayLoopTestSupport"),
+        .testTarget(name: "WayLoopE2ETests", dependencies: ["WayLoopCore", "WayLoopTestSupport"]),
+        // The man pages and shell completions against the binary: no compositor.
+        .testTarget(name: "WayLoopDocsTests", dependencies: ["WayLoopTestSupport"]),
     ]
 )

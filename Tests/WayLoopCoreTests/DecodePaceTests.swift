@@ -1,7 +1,7 @@
 import XCTest
 @testable import WayLoopCore
 
-/// Software decoding that keeps up, and says when it cannot (issue 32, 2b).
+/// Software decoding that keeps up, and says when it cannot.
 final class DecodePaceTests: XCTestCase {
     private let frame: Nanos = 33_333_333
 

@@ -1,7 +1,7 @@
 import XCTest
 @testable import WayLoopCore
 
-/// Hardware decoding's decisions (issue 32): every one a table.
+/// Hardware decoding's decisions: every one a table.
 final class HwdecTests: XCTestCase {
     private let h264 = HwdecStream(codec: "h264", bitDepth: 8, chroma420: true)
 

@@ -16,7 +16,8 @@ final class ScheduleTests: XCTestCase {
             (O(content: .video(V(hasFrame: false, frameIsNew: false, nextDue: nil))), true, false, nil, "no frame yet: the decoder wakes us"),
             (O(content: .video(V(released: true, hasFrame: true))), true, true, now, "released: restart now"),
             (O(needsRedraw: true, content: .video(V())), true, true, now, "reconfigured: draw the same frame again"),
-            // The spin of issue 11: marked for redraw before the first configure.
+            // Marked for redraw before the first configure: neither a draw nor a wake-up (waking for
+            // it, with nothing it may draw, would spin the loop).
             (O(configured: false, needsRedraw: true, content: .video(V(frameIsNew: true))), false, false, nil, "not configured: no draw, no wake-up"),
             (O(configured: false, needsRedraw: true, content: .colour), false, false, nil, "not configured colour: no spin"),
             (O(needsRedraw: true, content: .colour), true, true, now, "colour to paint"),

@@ -1,4 +1,4 @@
-// The pure decisions of issue 14's switching: transitions (parse, weight), when a playlist
+// The pure decisions of switching videos: transitions (parse, weight), when a playlist
 // switches and preloads, the settings playlists, fades and spans travel in, span placement of
 // one output and its stored-orientation view (the shm renderer), and the protocol's new parts.
 import WayLoopCore

@@ -1,23 +1,14 @@
 // Bad input: each case gets exactly one line on stderr naming the file or the missing piece, a
 // documented exit status, and no crash, before anything is shown.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class BadInputTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
-
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x480"])
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+final class BadInputTests: CompositorTestCase {
+    override class var outputSizes: [String] { ["640x480"] }
 
     private func env() throws -> [String: String] {
-        try Self.shared!.get().env
+        try compositor().env
     }
 
     /// Runs wayloop to its exit and checks status, the single stderr line and its content.
@@ -152,7 +143,7 @@ final class BadInputTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: trace)
         defer { try? FileManager.default.removeItem(atPath: trace) }
         let w = try Wayloop(["--trace-frames", trace, Repo.clip("corrupt-middle.mp4")], env: env)
-        XCTAssertTrue(w.waitForState(try Self.shared!.get().outputs[0], state: "playing"), "\(w.lastStatus); \(w.stderr)")
+        XCTAssertTrue(w.waitForState(try compositor().outputs[0], state: "playing"), "\(w.lastStatus); \(w.stderr)")
         // Let it loop twice so that a repeated error would be logged again.
         let looped = Wait.until(timeout: 15) { TraceFile.maxPass(trace) >= 2 }
         XCTAssertTrue(looped, "never reached the third pass: \(w.stderr)")
@@ -164,7 +155,7 @@ final class BadInputTests: XCTestCase {
         XCTAssertLessThanOrEqual(notices.count, 3, "\(notices)")
     }
 
-    // MARK: Issue 12: a hostile environment
+    // MARK: A hostile environment
 
     /// No runtime directory: one line naming it (not libwayland's line and ours), exit 3.
     func testRuntimeDirectoryMissingOrUnset() throws {
@@ -202,7 +193,7 @@ final class BadInputTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-stderr-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let output = try Self.shared!.get().outputs[0]
+        let output = try compositor().outputs[0]
         func ctl(_ args: [String]) -> ShellResult { Shell.run([Repo.binary, "ctl"] + args, env: env, timeout: 20) }
         func playing() -> Bool {
             Wait.until(timeout: 20) { ctl(["status"]).stdout.contains("\(output): playing") }

@@ -1,22 +1,13 @@
-// Hardening of the control socket (issue 12): scripts/fuzz-control against a playing instance
+// Hardening of the control socket: scripts/fuzz-control against a playing instance
 // leaves it alive, answering at the same cost as before, with the same descriptors and memory; thousands
 // of `set` requests keep time and memory flat; idle connections are closed, subscribers and
 // clients waiting on a reply are not. One headless sway for the class, a wayloop per test.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class ControlFuzzTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
-
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x480"])
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+final class ControlFuzzTests: CompositorTestCase {
+    override class var outputSizes: [String] { ["640x480"] }
 
     private var scratch: String!
 
@@ -36,7 +27,7 @@ final class ControlFuzzTests: XCTestCase {
 
     /// sway's environment, with an empty config home of the test's own.
     private func env() throws -> [String: String] {
-        var e = try Self.shared!.get().env
+        var e = try compositor().env
         e["XDG_CONFIG_HOME"] = scratch + "/config"
         return e
     }

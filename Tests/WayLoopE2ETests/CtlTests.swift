@@ -2,20 +2,11 @@
 // second start, against a running instance on headless sway (one compositor for the class;
 // the tests run one after another, each with its own wayloop).
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class CtlTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
-
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x360"])
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+final class CtlTests: CompositorTestCase {
+    override class var outputSizes: [String] { ["640x360"] }
 
     private var scratch: String!
 
@@ -35,7 +26,7 @@ final class CtlTests: XCTestCase {
 
     /// sway's environment, with a config home of the test's own (empty unless a test writes one).
     private func env() throws -> [String: String] {
-        var e = try Self.shared!.get().env
+        var e = try compositor().env
         e["XDG_CONFIG_HOME"] = scratch + "/config"
         return e
     }
@@ -175,7 +166,7 @@ final class CtlTests: XCTestCase {
         }
         XCTAssertTrue(w.isRunning, w.stderr)
         // 40 idle connections (more than the 32 it keeps): `wayloop ctl` still gets through,
-        // the oldest idle one is closed with a reason (issue 12).
+        // the oldest idle one is closed with a reason (idle clients cannot lock ctl out).
         let idle = try (0..<40).map { _ in try SocketClient(path: socketPath) }
         defer { idle.forEach { $0.close() } }
         let st1 = try ctl(["status"])
@@ -289,14 +280,14 @@ final class CtlTests: XCTestCase {
     /// `set` while playing: screenshots taken all through the switch are never black, and the
     /// commits run on without a gap; then the new video is on screen.
     func testSetSwitchesWithoutABlackFrame() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let trace = scratch + "/trace"
         let w = try start([clip("grid.mp4")], trace: trace)
         defer { XCTAssertEqual(w.stop(), 0) }
         XCTAssertTrue(Wait.until(timeout: 10) { TraceFile.records(trace).count >= 10 })
         let before = try sway.shot("HEADLESS-1")
         let box = DispatchGroup()
-        nonisolated(unsafe) var reply = ShellResult(status: -1, stdout: "", stderr: "", crashed: false)
+        nonisolated(unsafe) var reply: ShellResult?
         let env = try env()
         let target = clip("seam-30.mp4")
         DispatchQueue.global().async(group: box) {
@@ -307,7 +298,7 @@ final class CtlTests: XCTestCase {
         let end = Date().addingTimeInterval(2.5)
         while Date() < end { shots.append(try sway.shot("HEADLESS-1")) }
         box.wait()
-        XCTAssertEqual(reply.status, 0, reply.stderr)
+        XCTAssertEqual(reply?.status, 0, reply?.stderr ?? "ctl set did not return")
         // How many screenshots fit in 2.5 s is the machine's; the commits below are checked whatever it is.
         print("CtlTests: \(shots.count) screenshots through the switch")
         for (i, s) in shots.enumerated() {
@@ -463,7 +454,7 @@ final class CtlTests: XCTestCase {
     // MARK: Fallback
 
     func testAFailedOutputShowsItsFallback() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try start(["-f", "ff0000", "/nonexistent/clip.mp4"], state: "failed")
         defer { XCTAssertEqual(w.stop(), 0) }
         let s = try XCTUnwrap(try status().first)

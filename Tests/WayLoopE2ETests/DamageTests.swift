@@ -9,18 +9,18 @@
 // BT.709, limited range, as tagged); the best match must be close overall and in its worst
 // 16x16 block (`limits`: per renderer, from what each gives with damage off).
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class DamageTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class DamageTests: CompositorTestCase {
     nonisolated(unsafe) static var clip = ""
     /// Every frame of the clip as RGB24, in order.
     nonisolated(unsafe) static var frames: [[UInt8]] = []
     static let width = 640, height = 360, frameCount = 60
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["\(width)x\(height)", "\(width)x\(height)"])
+    override class var outputSizes: [String] { ["\(width)x\(height)", "\(width)x\(height)"] }
+
+    override class func setUpFixtures(_: Compositor) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-damage-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         clip = dir + "/cinemagraph.mp4"
@@ -43,11 +43,6 @@ final class DamageTests: XCTestCase {
         let n = width * height * 3
         precondition(data.count == n * frameCount, "the cinemagraph decoded to \(data.count / n) frames, not \(frameCount)")
         frames = (0..<frameCount).map { Array(data[($0 * n)..<(($0 + 1) * n)]) }
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
     }
 
     private struct Match {
@@ -124,7 +119,7 @@ final class DamageTests: XCTestCase {
     }
 
     func testACinemagraphStaysExactOnTwoOutputsThroughLoopSeams() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-damage-trace-\(getpid())").path
         try? FileManager.default.removeItem(atPath: trace)
         defer { try? FileManager.default.removeItem(atPath: trace) }
@@ -166,7 +161,7 @@ final class DamageTests: XCTestCase {
     }
 
     func testDamageOffDrawsWholeFrames() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         var env = sway.env
         env["WAYLOOP_DAMAGE"] = "off"
         let w = try Wayloop([Self.clip], env: env)

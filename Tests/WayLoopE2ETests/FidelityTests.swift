@@ -1,4 +1,4 @@
-// Playback fidelity (issue 3): every scaling mode, colour case, dim, orientation and format/size
+// Playback fidelity: every scaling mode, colour case, dim, orientation and format/size
 // is checked by screenshot against FFmpeg's own rendition of the same frame.
 //
 // The clips and their expected colours come from scripts/make-fidelity-clips (its header has the
@@ -31,6 +31,7 @@
 // Checks also demand enough points: >= 12 picture points, >= 4 bar points where bars are due, and
 // every cell when the whole picture is on screen (fit, stretch, center/tile of a smaller video).
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
 /// One clip of fidelity.txt.
@@ -163,10 +164,8 @@ struct Verdict {
     var maxDeviation: [String: Int] = [:]
 }
 
-final class FidelityTests: XCTestCase {
-    nonisolated(unsafe) static var sway: Compositor?
+final class FidelityTests: CompositorTestCase {
     nonisolated(unsafe) static var manifest: FidelityManifest?
-    nonisolated(unsafe) static var startError: String?
     static let shapes = [(1280, 720), (1024, 768), (720, 1280)]
     static let clipDir = Repo.path(".build/fidelity-clips")
     static let lattice = 24
@@ -175,27 +174,18 @@ final class FidelityTests: XCTestCase {
     /// How long a run may take to show what it should (screenshots are taken back to back).
     static let showTimeout = 10.0
 
-    override class func setUp() {
-        super.setUp()
-        do {
-            let r = Shell.run([Repo.path("scripts/make-fidelity-clips"), clipDir], timeout: 180)
-            guard r.status == 0 else { throw HarnessError("scripts/make-fidelity-clips failed: \(r.stderr)") }
-            manifest = try FidelityManifest(text: String(contentsOfFile: clipDir + "/fidelity.txt", encoding: .utf8))
-            sway = try Compositor(kind: "start-sway", outputs: shapes.map { "\($0.0)x\($0.1)" })
-            if sway?.outputs.count != shapes.count { throw HarnessError("sway has outputs \(sway?.outputs ?? [])") }
-        } catch {
-            startError = "\(error)"
-        }
-    }
+    override class var outputSizes: [String] { shapes.map { "\($0.0)x\($0.1)" } }
 
-    override class func tearDown() {
-        sway?.stop()
-        super.tearDown()
+    /// The fidelity clips and their manifest; and one output of each shape.
+    override class func setUpFixtures(_ sway: Compositor) throws {
+        let r = Shell.run([Repo.path("scripts/make-fidelity-clips"), clipDir], timeout: 180)
+        guard r.status == 0 else { throw HarnessError("scripts/make-fidelity-clips failed: \(r.stderr)") }
+        manifest = try FidelityManifest(text: String(contentsOfFile: clipDir + "/fidelity.txt", encoding: .utf8))
+        if sway.outputs.count != shapes.count { throw HarnessError("sway has outputs \(sway.outputs)") }
     }
 
     private func ready() throws -> (Compositor, FidelityManifest) {
-        if let e = Self.startError { throw HarnessError(e) }
-        return (Self.sway!, Self.manifest!)
+        (try compositor(), Self.manifest!)
     }
 
     private func clip(_ name: String) throws -> FidelityClip {

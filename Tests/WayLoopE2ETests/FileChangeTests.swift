@@ -1,32 +1,28 @@
-// Files that change under a running wayloop (issue 12): a video replaced in place (renamed
+// Files that change under a running wayloop: a video replaced in place (renamed
 // over, truncated and rewritten, deleted and recreated) is opened again and shown, and an
 // edited config file is read again, without SIGHUP. One headless sway for the class.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class FileChangeTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class FileChangeTests: CompositorTestCase {
     nonisolated(unsafe) static var dir = ""
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["320x240"])
+    override class var outputSizes: [String] { ["320x240"] }
+
+    override class func setUpFixtures(_: Compositor) {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-files-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         SolidClip.makeAll([("red", "0xE01010"), ("blue", "0x1020E0")], size: "320x240", in: dir)
     }
 
-    override class func tearDown() {
-        shared?.stop()
+    override class func tearDownFixtures() {
         try? FileManager.default.removeItem(atPath: dir)
-        super.tearDown()
     }
-
-    private var sway: Compositor { get throws { try Self.shared!.get() } }
 
     /// Waits until the output's centre is close to `want` (red or blue).
     private func waitColour(_ want: RGB8, timeout: Double = 10) throws -> Bool {
-        let s = try sway
+        let s = try compositor()
         var last = "no screenshot"
         let ok = Wait.until(timeout: timeout) {
             guard let img = try? s.shot(s.outputs[0]) else { return false }
@@ -48,7 +44,7 @@ final class FileChangeTests: XCTestCase {
     func testAVideoReplacedInPlaceIsShown() throws {
         let wall = Self.dir + "/wall.mp4"
         try copy("red.mp4", to: wall)
-        let w = try Wayloop(["--cache-mb", "0", wall], env: try sway.env)
+        let w = try Wayloop(["--cache-mb", "0", wall], env: try compositor().env)
         defer { XCTAssertEqual(w.stop(), 0) }
         XCTAssertTrue(try waitColour(red), "red never shown: \(w.stderr)")
         // 1. Renamed over the file.
@@ -75,9 +71,9 @@ final class FileChangeTests: XCTestCase {
     func testABrokenVideoKeepsItsLastPicture() throws {
         let wall = Self.dir + "/broken.mp4"
         try copy("red.mp4", to: wall)
-        let w = try Wayloop(["--cache-mb", "0", wall], env: try sway.env)
+        let w = try Wayloop(["--cache-mb", "0", wall], env: try compositor().env)
         defer { XCTAssertEqual(w.stop(), 0) }
-        let output = try sway.outputs[0]
+        let output = try compositor().outputs[0]
         XCTAssertTrue(try waitColour(red), "red never shown: \(w.stderr)")
         // Emptied in place (as `truncate -s 0` does): the next open fails ("empty"), the picture stays.
         func keptLastPicture() -> Bool {
@@ -107,7 +103,7 @@ final class FileChangeTests: XCTestCase {
     func testAnEditedConfigFileIsReadAgain() throws {
         let config = Self.dir + "/config"
         try "video = red.mp4\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let w = try Wayloop(["--config", config], env: try sway.env)
+        let w = try Wayloop(["--config", config], env: try compositor().env)
         defer { XCTAssertEqual(w.stop(), 0) }
         XCTAssertTrue(try waitColour(red), "red never shown: \(w.stderr)")
         // An editor's save: a new file renamed over the old one.

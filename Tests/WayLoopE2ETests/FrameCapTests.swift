@@ -5,23 +5,15 @@
 // value is one line. Read from the --trace-frames record of what was committed: media times,
 // not wall times.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class FrameCapTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class FrameCapTests: CompositorTestCase {
     /// seam-30.mp4: 30 fps, 1 s, x264 with B-frames (-bf 3).
     static let clip = "seam-30.mp4"
     static let frame: Int64 = 33_333_333
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x360"])
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+    override class var outputSizes: [String] { ["640x360"] }
 
     private func tracePath(_ tag: String) -> String {
         let p = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-cap-\(getpid())-\(tag)").path
@@ -79,8 +71,22 @@ final class FrameCapTests: XCTestCase {
         }
     }
 
+    /// The frames the first output's video decoded (ctl status: costs.decoded) while the trace
+    /// went through one whole pass: from the first commit of the next pass to that of the one after.
+    private func decodedInAPass(_ w: Wayloop, trace: String) throws -> Int {
+        func decoded() throws -> Int {
+            guard let n = Ctl.decoded(try w.ctlStatus().first) else { throw HarnessError("no costs.decoded in ctl status") }
+            return n
+        }
+        let pass = TraceFile.maxPass(trace)
+        guard Wait.until(timeout: 10, { TraceFile.maxPass(trace) > pass }) else { throw HarnessError("the trace stayed at pass \(pass)") }
+        let before = try decoded()
+        guard Wait.until(timeout: 10, { TraceFile.maxPass(trace) > pass + 1 }) else { throw HarnessError("the trace stayed at pass \(pass + 1)") }
+        return try decoded() - before
+    }
+
     func testACapOfTenOnThirtyCommitsEveryThirdFrameAndDecodesFewer() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let trace = tracePath("10")
         defer { try? FileManager.default.removeItem(atPath: trace) }
         // No loop cache: every pass is decoded, so the decoder may skip.
@@ -100,7 +106,12 @@ final class FrameCapTests: XCTestCase {
         // Lifted at run time: every frame again, and every frame decoded.
         let set = Shell.run([Repo.binary, "ctl", "set", "*", "--max-fps", "0"], env: sway.env, timeout: 30)
         XCTAssertEqual(set.status, 0, set.stderr)
-        XCTAssertTrue(w.waitFor("every frame is decoded"), w.stderr)
+        // The decoder decodes every frame again: a whole pass of the trace takes all 30 of its frames.
+        var decoded = -1
+        XCTAssertTrue(Wait.until(timeout: 20) {
+            decoded = (try? self.decodedInAPass(w, trace: trace)) ?? -1
+            return decoded >= 30
+        }, "after --max-fps 0, \(decoded) frames decoded in a pass, not 30: \(w.lastStatus); \(w.stderr)")
         XCTAssertTrue(try w.waitForStatus { outs in outs.first?["max_fps"] == nil }, w.lastStatus)
         let from = TraceFile.maxPass(trace) + 1
         XCTAssertTrue(Wait.until(timeout: 30) { TraceFile.maxPass(trace) >= from + 2 || !w.isRunning }, w.stderr)
@@ -117,7 +128,7 @@ final class FrameCapTests: XCTestCase {
     /// A clip held in the loop cache decodes its one pass whole (the cap may be lifted later:
     /// the replay must not be thinned) and the cap picks exactly every third cached frame.
     func testACachedClipIsDecodedWholeAndCappedOnReplay() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let trace = tracePath("cached")
         defer { try? FileManager.default.removeItem(atPath: trace) }
         let w = try Wayloop(["-v", "--max-fps", "10", "--trace-frames", trace, Repo.clip(Self.clip)], env: sway.env)
@@ -133,7 +144,7 @@ final class FrameCapTests: XCTestCase {
     /// `--battery-fps` follows the power monitor (a fake power_supply tree): capped while
     /// discharging, the cap gone once mains is back.
     func testBatteryFpsCapsOnlyOnBattery() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let power = try FakePower(tag: "cap")
         var env = sway.env
         env["WAYLOOP_POWER_SUPPLY_DIR"] = power.dir
@@ -160,7 +171,7 @@ final class FrameCapTests: XCTestCase {
         XCTAssertEqual(lines.count, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("'0.5' is not a number of frames per second from 1 to 1000, or 0 for no cap"), r.stderr)
 
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop([Repo.clip(Self.clip)], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")

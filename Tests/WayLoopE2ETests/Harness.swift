@@ -2,18 +2,10 @@
 // the real wayloop binary. Nothing here is skipped: a missing tool or binary is a failure.
 import Foundation
 import WayLoopCore
+import WayLoopTestSupport
 import XCTest
 
-enum Repo {
-    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    static func path(_ p: String) -> String { root.appendingPathComponent(p).path }
-
-    /// The binary under test: $WAYLOOP_BIN, else the release build.
-    static var binary: String {
-        ProcessInfo.processInfo.environment["WAYLOOP_BIN"] ?? path(".build/release/wayloop")
-    }
-
+extension Repo {
     /// Test clips, generated once per run into .build/e2e-clips.
     static let clips: String = {
         let dir = path(".build/e2e-clips")
@@ -24,102 +16,41 @@ enum Repo {
     static func clip(_ name: String) -> String { clips + "/" + name }
 }
 
-struct ShellResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-    var crashed: Bool
-}
-
-enum Shell {
-    /// Runs a command to completion (bounded by `timeout` seconds). Output goes through files,
-    /// not pipes: a script that leaves a daemon behind (the compositor) must not hold us up.
-    @discardableResult
-    static func run(_ argv: [String], env: [String: String]? = nil, timeout: Double = 120) -> ShellResult {
-        let tmp = FileManager.default.temporaryDirectory
-        let out = tmp.appendingPathComponent("wayloop-sh-\(UUID().uuidString)").path
-        let err = tmp.appendingPathComponent("wayloop-sh-\(UUID().uuidString)").path
-        defer {
-            try? FileManager.default.removeItem(atPath: out)
-            try? FileManager.default.removeItem(atPath: err)
-        }
-        guard let child = Child(["/usr/bin/env"] + argv, env: env ?? ProcessInfo.processInfo.environment,
-                                stdout: out, stderr: err) else {
-            return ShellResult(status: -1, stdout: "", stderr: "cannot spawn \(argv)", crashed: false)
-        }
-        let status = child.wait(timeout: timeout) ?? -1
-        return ShellResult(status: status, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-                           stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "", crashed: child.signalled)
-    }
-}
-
-/// A child process started with posix_spawn and reaped with waitpid (Foundation's Process
-/// missed exits here), its output sent to files.
-final class Child: @unchecked Sendable {
-    let pid: pid_t
-    private(set) var exitStatus: Int32?
-    private(set) var signalled = false
-
-    init?(_ argv: [String], env: [String: String], stdout: String, stderr: String) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            cArgs.forEach { free($0) }
-            cEnv.forEach { free($0) }
-        }
-        var p: pid_t = 0
-        guard posix_spawn(&p, argv[0], &actions, nil, cArgs, cEnv) == 0 else { return nil }
-        pid = p
-    }
-
-    var isRunning: Bool {
-        if exitStatus != nil { return false }
-        var st: Int32 = 0
-        let r = waitpid(pid, &st, WNOHANG)
-        guard r == pid else { return r == 0 }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG are macros: decode by hand.
-        if st & 0x7f == 0 {
-            exitStatus = (st >> 8) & 0xff
-        } else {
-            signalled = true
-            exitStatus = 128 + (st & 0x7f)
-        }
-        return false
-    }
-
-    /// Waits for the exit; nil (after SIGKILL) if it did not come within `timeout` seconds.
-    func wait(timeout: Double) -> Int32? {
-        if Wait.until(timeout: timeout, { !self.isRunning }) { return exitStatus }
-        kill(pid, SIGKILL)
-        _ = Wait.until(timeout: 5) { !self.isRunning }
-        return nil
-    }
-}
-
 /// A compositor started by scripts/compositor, shared by the tests of one class.
 final class Compositor: @unchecked Sendable {
     let dir: String
     let env: [String: String]
     let outputs: [String]
 
-    /// $WAYLOOP_COMPOSITOR=phoc runs the suites that ask for a headless sway on headless phoc
-    /// instead (a second wlroots compositor); nested sways and weston stay what they are.
-    static var headlessKind: String {
-        ProcessInfo.processInfo.environment["WAYLOOP_COMPOSITOR"] == "phoc" ? "start-phoc" : "start-sway"
+    /// $WAYLOOP_COMPOSITOR=phoc (or labwc) runs the suites that ask for a headless sway on
+    /// headless phoc (or labwc 0.5.3) instead: a second (third) wlroots compositor; nested sways
+    /// and weston stay what they are. Unset, empty or sway: sway. nil for any other value.
+    static var headlessKind: String? {
+        switch ProcessInfo.processInfo.environment["WAYLOOP_COMPOSITOR"] ?? "" {
+        case "", "sway": return "start-sway"
+        case "phoc": return "start-phoc"
+        case "labwc": return "start-labwc"
+        default: return nil
+        }
     }
 
     /// This compositor is phoc (no swaymsg, no create_output).
     var isPhoc: Bool { kind == "start-phoc" }
+    /// This compositor is labwc (no swaymsg, no create_output; wlr-randr sizes its outputs).
+    var isLabwc: Bool { kind == "start-labwc" }
+    /// No sway IPC here (phoc, labwc): no swaymsg, create_output, window rules or `cover`.
+    var lacksSwayIPC: Bool { isPhoc || isLabwc }
     let kind: String
 
     init(kind requested: String, outputs sizes: [String] = [], extra: [String] = []) throws {
-        let kind = requested == "start-sway" ? Self.headlessKind : requested
+        var kind = requested
+        if requested == "start-sway" {
+            guard let k = Self.headlessKind else {
+                let v = ProcessInfo.processInfo.environment["WAYLOOP_COMPOSITOR"] ?? ""
+                throw HarnessError("WAYLOOP_COMPOSITOR is '\(v)': it must be sway, phoc or labwc (or unset)")
+            }
+            kind = k
+        }
         self.kind = kind
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-e2e-\(UUID().uuidString.prefix(8))").path
         var argv = [Repo.path("scripts/compositor"), kind, dir]
@@ -163,11 +94,6 @@ final class Compositor: @unchecked Sendable {
     }
 
     func uncover() { Shell.run([Repo.path("scripts/compositor"), "uncover", dir], timeout: 30) }
-}
-
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
 }
 
 /// A decoded binary PPM (P6, maxval 255).
@@ -434,19 +360,6 @@ enum Ctl {
     }
 }
 
-enum Wait {
-    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
-    @discardableResult
-    static func until(timeout: Double, _ condition: () -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(timeout)
-        while Date() < end {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
-    }
-}
-
 /// Reads a --trace-frames file: `output pass index media-ns commit-ns presented-ns` per line.
 enum TraceFile {
     struct Record {
@@ -671,25 +584,6 @@ extension Proc {
     }
 }
 
-/// A compositor shared by the tests of one class: started once in the class's setUp. A failure
-/// to start is kept and thrown by every test that asks for it (a failure, never a skip).
-final class SharedCompositor: @unchecked Sendable {
-    private let result: Result<Compositor, HarnessError>
-
-    init(kind: String = "start-sway", outputs: [String]) {
-        _ = Repo.clips
-        do {
-            result = .success(try Compositor(kind: kind, outputs: outputs))
-        } catch {
-            result = .failure(HarnessError("\(error)"))
-        }
-    }
-
-    func get() throws -> Compositor { try result.get() }
-
-    func stop() { if case .success(let c) = result { c.stop() } }
-}
-
 /// A Unix socket where a compositor's would be that accepts and then never answers ("silent")
 /// or answers random bytes ("garbage"): start-up must give up on it. It touches PATH.conn at
 /// each connection. Stopped (killed, files removed) by `stop`.
@@ -758,4 +652,12 @@ final class FakePower {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: dir) }
+}
+
+extension Ctl {
+    /// The frames an output's video has decoded so far (its `costs.decoded` in ctl status);
+    /// nil when the status does not say.
+    static func decoded(_ output: [String: Any]?) -> Int? {
+        (output?["costs"] as? [String: Any])?["decoded"] as? Int
+    }
 }

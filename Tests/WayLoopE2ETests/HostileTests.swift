@@ -1,4 +1,4 @@
-// The hostile suite (issue 12): well over 80 bad files, options, config files, environments and
+// The hostile suite: well over 80 bad files, options, config files, environments and
 // control messages, each with the outcome it must have: an exit status and exactly one stderr
 // line naming the thing and the reason, or playing on. Every case is bounded in time; a signal
 // death, a hang or an error of more than one line is counted, and the suite prints
@@ -6,25 +6,23 @@
 // One headless sway for the whole suite. Files are made in setUp (Swift and ffmpeg), never
 // committed.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class HostileTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class HostileTests: CompositorTestCase {
     nonisolated(unsafe) static var dir = ""
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["320x240"])
+    override class var outputSizes: [String] { ["320x240"] }
+
+    override class func setUpFixtures(_: Compositor) {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-hostile-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         HostileFiles.make(in: dir)
     }
 
-    override class func tearDown() {
-        shared?.stop()
+    override class func tearDownFixtures() {
         Shell.run(["rm", "-rf", dir])
-        super.tearDown()
     }
 
     // MARK: The cases
@@ -235,7 +233,7 @@ final class HostileTests: XCTestCase {
     // MARK: Running
 
     func testTheHostileSuite() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let output = sway.outputs[0]
         let servers = try HostileFiles.startSockets(runtime: sway.env["XDG_RUNTIME_DIR"]!)
         defer { servers.forEach { $0.stop() } }

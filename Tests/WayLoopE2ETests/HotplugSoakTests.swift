@@ -1,9 +1,10 @@
-// Hotplug soak (issue 12): in a nested sway (scripts/compositor start-nested) with one output,
+// Hotplug soak: in a nested sway (scripts/compositor start-nested) with one output,
 // wayloop plays the grid clip on every output while an output is added and unplugged again and
 // again. After the soak wayloop is alive, the others still play, a newly added output shows the
 // video, its fds are back where they were and its RSS has not grown by more than 2 MB.
 // $WAYLOOP_HOTPLUG_CYCLES sets the number of measured cycles (default 100).
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
 final class HotplugSoakTests: XCTestCase {

@@ -1,18 +1,18 @@
-// Memory follows the screen, not the file (issue 12): a huge stream on a small output costs at
+// Memory follows the screen, not the file: a huge stream on a small output costs at
 // most twice what the 1080p clip costs the same player on the same output, measured in the same
 // run (private RSS: VmRSS less the wl_shm buffers the compositor shares). MJPEG decodes at
 // libavcodec's lowres (1/8 of 8192 or 16248), so no full-size frame ever exists. H.264 cannot:
 // its decoder keeps full-size reference frames; that number is printed, not asserted.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class HugeClipTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class HugeClipTests: CompositorTestCase {
     nonisolated(unsafe) static var dir = ""
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x480"])
+    override class var outputSizes: [String] { ["640x480"] }
+
+    override class func setUpFixtures(_: Compositor) {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-huge-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for (name, size, codec) in [("mjpeg-8192.avi", "8192x8192", "mjpeg"), ("mjpeg-16248.avi", "16248x16248", "mjpeg"),
@@ -25,15 +25,13 @@ final class HugeClipTests: XCTestCase {
         }
     }
 
-    override class func tearDown() {
-        shared?.stop()
+    override class func tearDownFixtures() {
         try? FileManager.default.removeItem(atPath: dir)
-        super.tearDown()
     }
 
     /// Plays `clip` until a few frames are shown, then the lowest private RSS (kB) over a second.
     private func privateRSS(_ clip: String) throws -> Int {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["--cache-mb", "0", clip], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForStatus(timeout: 30) { outs in outs.contains { ($0["frames_shown"] as? Int ?? 0) >= 4 } },

@@ -1,27 +1,19 @@
-// Hardware decoding on a real compositor (issue 32): on this machine (no GPU) `--hwdec auto`
+// Hardware decoding on a real compositor: on this machine (no GPU) `--hwdec auto`
 // plays in software and status says why; an explicit path gives one notice and plays; bad values
 // are one line and exit 2. Every fallback trigger runs through the real decoder thread with the
 // fake source (WAYLOOP_FAKE_HWDEC: software frames taken as a hardware path's): the loop stays
 // gapless across a failure in the middle of a pass, status says what happened, a check that
 // fails is never shown, and `ctl set --hwdec` opens the video again that way.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class HwdecTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class HwdecTests: CompositorTestCase {
     /// seam-30.mp4: 30 fps, 1 s, x264 with B-frames.
     static let clip = "seam-30.mp4"
     static let framesPerPass = 30
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x360"])
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+    override class var outputSizes: [String] { ["640x360"] }
 
     private func tracePath(_ tag: String) -> String {
         let p = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-hwdec-\(getpid())-\(tag)").path
@@ -75,7 +67,7 @@ final class HwdecTests: XCTestCase {
 
     func testAutoFallsBackToSoftwareWithTheReasonInStatus() throws {
         try XCTSkipUnless(noRenderNode && noCUDA, "this machine has a GPU: the fallback facts below are those of a machine without one")
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop([Repo.clip(Self.clip)], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), w.lastStatus)
@@ -91,7 +83,7 @@ final class HwdecTests: XCTestCase {
 
     func testAnExplicitPathGivesOneNoticeAndPlaysInSoftware() throws {
         try XCTSkipUnless(noRenderNode, "this machine has a render node")
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["--hwdec", "vaapi", Repo.clip(Self.clip)], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), w.lastStatus)
@@ -100,7 +92,7 @@ final class HwdecTests: XCTestCase {
     }
 
     func testBadValuesAreOneLineAndExitTwo() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let cases: [[String]] = [["--hwdec", "nvdec", "a.mp4"], ["--hwdec", "", "a.mp4"], ["--hwdec-device", "", "a.mp4"], ["--hwdec"],
                                  ["thumbnail", "a.mp4", "a.png", "--hwdec", "gpu"], ["decode", "a.mp4", "--hwdec", "yes"],
                                  ["decode", "a.mp4", "--frames", "0"], ["decode"]]
@@ -131,7 +123,7 @@ final class HwdecTests: XCTestCase {
 
     /// Plays the clip with `spec` faked, no loop cache (every pass decoded), and waits for pass 5.
     private func play(_ spec: String, hwdec: String = "auto", tag: String) throws -> (Wayloop, String, Compositor) {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let trace = tracePath(tag)
         var env = sway.env
         env["WAYLOOP_FAKE_HWDEC"] = spec
@@ -221,7 +213,7 @@ final class HwdecTests: XCTestCase {
     /// so. What is asserted is WayLoop's clock: media time moves with wall time from commit to
     /// commit (a hold longer than 300 ms, the whole process starved by the machine, is left out).
     func testDecodingBehindKeepsTheClipsSpeedAndSaysSo() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let trace = tracePath("behind")
         defer { try? FileManager.default.removeItem(atPath: trace) }
         let w = try Wayloop(["-c", "0", Repo.binary, "--renderer", "shm", "--cache-mb", "0", "--trace-frames", trace,

@@ -1,24 +1,15 @@
-// Installed like a package (issue 13): scripts/install into a DESTDIR gives exactly the committed
+// Installed like a package: scripts/install into a DESTDIR gives exactly the committed
 // manifest, the binary links no Swift library, the uninstall removes exactly what it put, the
 // systemd user unit verifies, the installed binary plays the default loop with no arguments and
 // bare names from the data directories, waybar lines and journal priorities; and the .deb
 // installs (apt-get), plays, has its man page found by `man`, and removes without a trace.
 // The static binary comes from `scripts/install` (scripts/test builds it first).
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class InstallTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
-
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["320x240"])
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+final class InstallTests: CompositorTestCase {
+    override class var outputSizes: [String] { ["320x240"] }
 
     private var scratch = ""
 
@@ -120,7 +111,7 @@ final class InstallTests: XCTestCase {
     func testNoArgumentsPlayTheInstalledDefaultLoop() throws {
         let prefix = scratch + "/prefix"
         try install(["--prefix", prefix])
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop([], env: installedEnv(sway), binary: prefix + "/bin/wayloop")
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(waitPlaying(w, sway.outputs[0], video: prefix + "/share/wayloop/default-loop.mp4"), "\(w.lastStatus); \(w.stderr)")
@@ -138,7 +129,7 @@ final class InstallTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: data + "/wayloop", withIntermediateDirectories: true)
         chmod(scratch + "/data", 0o755)
         try FileManager.default.copyItem(atPath: Repo.clip("grid.mp4"), toPath: data + "/wayloop/ocean.mp4")
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let env = installedEnv(sway, dataHome: data)
         let bin = prefix + "/bin/wayloop"
         // Not found: exit 5, one line listing where it looked.
@@ -174,7 +165,7 @@ final class InstallTests: XCTestCase {
     }
 
     func testWaybarLinesAndJournalPriorities() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let log = scratch + "/journal"
         var env = sway.env
         env["LOG"] = log
@@ -259,7 +250,7 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(man.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "/usr/share/man/man1/wayloop.1.gz", man.stderr)
         XCTAssertEqual(Shell.run(["man", "-w", "5", "wayloop"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines),
                        "/usr/share/man/man5/wayloop.5.gz")
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         var env = sway.env
         env["XDG_CONFIG_HOME"] = scratch + "/config"
         env["XDG_DATA_HOME"] = scratch + "/no-data"

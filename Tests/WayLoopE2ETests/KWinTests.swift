@@ -4,6 +4,7 @@
 // FFmpeg's own 1920x1080 rendering). KWin has no wlr-screencopy, so the picture is checked
 // through `ctl snapshot` (what the sink converts) rather than a screenshot.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
 final class KWinTests: XCTestCase {

@@ -1,29 +1,27 @@
-// Switching back is instant (issue 14, the seeds' asset cache): a video switched away from stays
-// ready (`--keep-recent`, default 3), so `ctl set` back to it is answered without opening it
-// again and it is on screen at once; with `--keep-recent 0` it is opened again. The times from
-// `ctl set` to the picture on screen (ctl returns then) are printed: first time and back again.
-// The switches cut (`--transition none`): with a fade the new picture would be on screen but
-// mixed, and the old video kept until the fade ends (TransitionTests).
+// Switching back is instant: a video switched away from stays ready (`--keep-recent`, default 3),
+// so `ctl set` back to it is answered without opening it again and it is on screen at once; with
+// `--keep-recent 0` it is opened again. The times from `ctl set` to the picture on screen (ctl
+// returns then) are printed: first time and back again. The switches cut (`--transition none`):
+// with a fade the new picture would be on screen but mixed, and the old video kept until the fade
+// ends (TransitionTests).
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class KeepRecentTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class KeepRecentTests: CompositorTestCase {
     nonisolated(unsafe) static var dir = ""
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x360"])
+    override class var outputSizes: [String] { ["640x360"] }
+
+    override class func setUpFixtures(_: Compositor) {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-recent-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         chmod(dir, 0o755)
         SolidClip.makeAll([("red", "0xE01010"), ("blue", "0x1020E0"), ("green", "0x10C020")], size: "1280x720", in: dir)
     }
 
-    override class func tearDown() {
-        shared?.stop()
+    override class func tearDownFixtures() {
         try? FileManager.default.removeItem(atPath: dir)
-        super.tearDown()
     }
 
     private func video(_ name: String) -> String { Self.dir + "/\(name).mp4" }
@@ -47,7 +45,7 @@ final class KeepRecentTests: XCTestCase {
     }
 
     func testSwitchingBackShowsTheVideoWithoutOpeningItAgain() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-v", "--transition", "none", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
@@ -67,7 +65,7 @@ final class KeepRecentTests: XCTestCase {
     }
 
     func testKeepRecentZeroOpensItAgain() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-v", "--transition", "none", "--keep-recent", "0", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
@@ -80,7 +78,7 @@ final class KeepRecentTests: XCTestCase {
     }
 
     func testTheBudgetAndTheCountBoundWhatIsKept() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-v", "--transition", "none", "--keep-recent", "1", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")

@@ -2,20 +2,11 @@
 // scripts/test) run against headless sway, and the `wayloop` command reaches the library through
 // its public API only.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class LibraryTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
-
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x360"])
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+final class LibraryTests: CompositorTestCase {
+    override class var outputSizes: [String] { ["640x360"] }
 
     /// An example program, built by `swift build --package-path Examples` (scripts/test does).
     private func example(_ name: String) throws -> String {
@@ -29,7 +20,7 @@ final class LibraryTests: XCTestCase {
     /// The three-line wallpaper (Examples/Sources/Wallpaper): the clip aspect-filled on the
     /// output, and SIGTERM stops it cleanly (runAndExit reads SIGINT and SIGTERM).
     func testTheThreeLineWallpaperFillsTheOutputAndStopsOnSIGTERM() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop([Repo.clip("grid.mp4")], env: sway.env, binary: try example("Wallpaper"), inheritRenderer: false)
         defer { if w.isRunning { _ = w.stop(signal: SIGKILL) } }
         let cells = try GridPicture.colors()
@@ -50,7 +41,7 @@ final class LibraryTests: XCTestCase {
     /// A video that is not there: one error line and wayloop's exit status 5, no crash (an
     /// uncaught error at the top level of a Swift program would trap).
     func testTheThreeLineWallpaperRefusesAMissingVideoInOneLine() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         var env = sway.env
         env["XDG_DATA_HOME"] = FileManager.default.temporaryDirectory.path + "/wayloop-none-\(getpid())"
         let r = Shell.run([try example("Wallpaper"), "nothere"], env: env, timeout: 30)
@@ -64,7 +55,7 @@ final class LibraryTests: XCTestCase {
     /// thread, asks another thread for the status and stops it there: run() returns, and the
     /// program ends well.
     func testAHostFollowsTheStatesAsksTheStatusAndStops() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let r = Shell.run([try example("HostControl"), Repo.clip("grid.mp4"), "2"], env: sway.env, timeout: 60)
         XCTAssertEqual(r.status, 0, "\(r.stdout)\n\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
@@ -81,7 +72,7 @@ final class LibraryTests: XCTestCase {
     /// with a VideoView in it) with `arguments` until `done` holds for a screenshot of the
     /// 640x360 output; its stdout lines, and whether `done` held. It is killed if still running.
     private func backdrop(_ arguments: [String], until done: (Image) -> Bool, report: () -> String) throws -> (lines: [String], held: Bool, status: Int32?) {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-backdrop-\(UUID().uuidString.prefix(8))").path
         let err = out + ".err"
         defer { for f in [out, err] { try? FileManager.default.removeItem(atPath: f) } }

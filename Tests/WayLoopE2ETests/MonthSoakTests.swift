@@ -1,4 +1,4 @@
-// A month, compressed (issue 21): two outputs of a nested sway play a playlist of five videos
+// A month, compressed: two outputs of a nested sway play a playlist of five videos
 // (sizes and codecs mixed: H.264 at two sizes, MJPEG, VP9, HEVC) switching every 10 s with
 // fades, a `ctl set` every minute (the playlist again with another dim), a hotplug every 5
 // minutes (an output added for 20 s, then unplugged); a short run (CI's) plugs once at 10 s and
@@ -17,6 +17,7 @@
 // for a CPU and how many cores the machine kept busy, and how late a 2 ms sleep woke: a drop
 // under another tenant's load is told from WayLoop's own.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
 final class MonthSoakTests: XCTestCase {

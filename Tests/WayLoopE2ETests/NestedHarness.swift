@@ -2,6 +2,7 @@
 // WL-1, WL-2 … are windows of an outer headless sway, so that they can be added, unplugged,
 // resized, scaled and hidden like real monitors. Plus the grid clip's pixel checks.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
 final class NestedSway: @unchecked Sendable {

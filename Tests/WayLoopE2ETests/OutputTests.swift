@@ -3,6 +3,7 @@
 // outer headless sway), so that outputs can be added, unplugged, resized, scaled and hidden while
 // wayloop runs. Each test runs its own wayloop and removes the outputs it adds.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
 final class OutputTests: XCTestCase {

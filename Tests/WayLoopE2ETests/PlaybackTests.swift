@@ -1,43 +1,33 @@
 // Plays the grid clip on headless sway with three outputs of different shapes and checks, by
 // screenshot, that each is aspect-filled, that it plays, that it loops, and that a window covers it.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class PlaybackTests: XCTestCase {
-    nonisolated(unsafe) static var sway: Compositor?
+final class PlaybackTests: CompositorTestCase {
     nonisolated(unsafe) static var wayloop: Wayloop?
-    nonisolated(unsafe) static var startError: String?
     static let trace = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-e2e-trace-\(getpid())").path
     static let shapes = ["1280x720", "1024x768", "720x1280"]
 
+    override class var outputSizes: [String] { shapes }
 
-    override class func setUp() {
-        super.setUp()
-        do {
-            _ = Repo.clips
-            let s = try Compositor(kind: "start-sway", outputs: shapes)
-            sway = s
-            try? FileManager.default.removeItem(atPath: trace)
-            let w = try Wayloop(["--trace-frames", trace, Repo.clip("grid.mp4")], env: s.env)
-            wayloop = w
-            if !w.waitForStates(s.outputs, state: "playing", shown: true) {
-                startError = "wayloop did not start playing on \(s.outputs): \(w.lastStatus); \(w.stderr)"
-            }
-        } catch {
-            startError = "\(error)"
+    /// One wayloop for the class, playing on every output.
+    override class func setUpFixtures(_ s: Compositor) throws {
+        try? FileManager.default.removeItem(atPath: trace)
+        let w = try Wayloop(["--trace-frames", trace, Repo.clip("grid.mp4")], env: s.env)
+        wayloop = w
+        if !w.waitForStates(s.outputs, state: "playing", shown: true) {
+            throw HarnessError("wayloop did not start playing on \(s.outputs): \(w.lastStatus); \(w.stderr)")
         }
     }
 
-    override class func tearDown() {
+    override class func tearDownFixtures() {
         if let w = wayloop { _ = w.stop() }
-        sway?.stop()
         try? FileManager.default.removeItem(atPath: trace)
-        super.tearDown()
     }
 
     private func ready() throws -> (Compositor, Wayloop) {
-        if let e = Self.startError { throw HarnessError(e) }
-        return (Self.sway!, Self.wayloop!)
+        (try compositor(), Self.wayloop!)
     }
 
     /// Waits until the output shows a frame whose every chosen point matches the grid (or times

@@ -1,10 +1,11 @@
-// Playlists (issue 14): a directory or a playlist file plays its videos in turn, on an interval
+// Playlists: a directory or a playlist file plays its videos in turn, on an interval
 // or after --loops passes, in order or shuffled without repeats; `ctl next|prev`; status and
 // subscribe events say where it is; a failing entry is skipped with one line; a watched
 // directory's changes apply at the next switch; the next video is ready before its switch.
 // The switches are observed through `ctl subscribe` (the event of each switch) and the frame
 // trace (which frame was committed when), on a real headless sway.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
 /// `wayloop ctl subscribe` in the background: its events, each stamped when the test read it.
@@ -61,24 +62,21 @@ final class Subscription {
     }
 }
 
-final class PlaylistTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class PlaylistTests: CompositorTestCase {
     nonisolated(unsafe) static var dir = ""
     static let colours = [("a-red", "0xE01010"), ("b-green", "0x10C020"), ("c-blue", "0x1020E0"), ("d-yellow", "0xE0E010")]
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x360"])
+    override class var outputSizes: [String] { ["640x360"] }
+
+    override class func setUpFixtures(_: Compositor) {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-playlist-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir + "/clips", withIntermediateDirectories: true)
         chmod(dir, 0o755)
         SolidClip.makeAll(colours, size: "320x180", in: dir + "/clips")
     }
 
-    override class func tearDown() {
-        shared?.stop()
+    override class func tearDownFixtures() {
         try? FileManager.default.removeItem(atPath: dir)
-        super.tearDown()
     }
 
     private func clip(_ name: String) -> String { Self.dir + "/clips/\(name).mp4" }
@@ -97,7 +95,7 @@ final class PlaylistTests: XCTestCase {
     }
 
     func testADirectoryPlaysInNameOrderOnItsInterval() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let d = folder(["c-blue", "a-red", "b-green"])
         let w = try Wayloop(["-v", "-i", d, "--interval", "1s", "--transition", "none"], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
@@ -136,7 +134,7 @@ final class PlaylistTests: XCTestCase {
     /// Without an interval each video plays --loops passes; the switch is on the frame boundary
     /// after the last pass (no frame of a further pass is ever committed).
     func testLoopsCountsPassesAndSwitchesOnTheFrameBoundary() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let list = Self.dir + "/loops.m3u"
         try "#EXTM3U\n# two videos, two passes each\nclips/a-red.mp4\n\n#EXTINF:1,blue\n\(clip("c-blue"))\r\n"
             .write(toFile: list, atomically: true, encoding: .utf8)
@@ -169,7 +167,7 @@ final class PlaylistTests: XCTestCase {
     }
 
     func testShuffleNeverRepeatsBeforeAllHavePlayed() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let d = folder(["a-red", "b-green", "c-blue", "d-yellow"])
         let w = try Wayloop(["-v", "-i", d, "--shuffle", "--interval", "400ms", "--transition", "none"], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
@@ -188,7 +186,7 @@ final class PlaylistTests: XCTestCase {
     }
 
     func testNextAndPrevAnswerWithTheVideoOnScreen() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let d = folder(["a-red", "b-green", "c-blue"])
         let w = try Wayloop(["-v", "-i", d, "--interval", "1h", "--transition", "none"], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
@@ -215,7 +213,7 @@ final class PlaylistTests: XCTestCase {
     }
 
     func testNextOnAPlainVideoIsRefusedInOneLine() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-v", clip("a-red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
@@ -227,7 +225,7 @@ final class PlaylistTests: XCTestCase {
 
     /// A broken file in the list: one error line, skipped; the output never fails or goes black.
     func testAFailingEntryIsSkippedWithOneLine() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let d = folder(["a-red", "c-blue"])
         try Data("not a video at all".utf8).write(to: URL(fileURLWithPath: d + "/b-broken.mp4"))
         let w = try Wayloop(["-v", "-i", d, "--interval", "700ms", "--transition", "none"], env: sway.env)
@@ -245,7 +243,7 @@ final class PlaylistTests: XCTestCase {
 
     /// A video added to the directory comes up after the next switch; a removed one never again.
     func testAWatchedDirectoryChangesTheListAtTheNextSwitch() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let d = folder(["a-red", "b-green"])
         let w = try Wayloop(["-v", "-i", d, "--interval", "600ms", "--transition", "none"], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
@@ -268,7 +266,7 @@ final class PlaylistTests: XCTestCase {
 
     /// A playlist with nothing playable, and an empty directory: one line, exit status 5.
     func testAPlaylistWithNothingToPlayFailsInOneLine() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let empty = folder([])
         let r = Shell.run([Repo.binary, "--no-config", "-i", empty], env: sway.env, timeout: 20)
         XCTAssertEqual(r.status, 5, r.stderr)
@@ -289,7 +287,7 @@ final class PlaylistTests: XCTestCase {
     /// The config file names a playlist for one output, with its interval and order; `ctl set`
     /// switches another scope to a directory at run time and answers with its first video on screen.
     func testTheConfigFileAndCtlSetTakePlaylists() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let d = folder(["a-red", "b-green"])
         let config = Self.dir + "/config"
         try "transition = none\n[output \(sway.outputs[0])]\nvideo = \(d)\ninterval = 800ms\nshuffle = no\n"
@@ -319,7 +317,7 @@ final class PlaylistTests: XCTestCase {
     /// the first rounds have opened every video (kept for a switch back, --keep-recent 3 of 4),
     /// ten more rounds add nothing.
     func testManySwitchesLeakNothing() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let d = folder(["a-red", "b-green", "c-blue", "d-yellow"])
         let w = try Wayloop(["-v", "-i", d, "--interval", "250ms", "--transition", "fade:100ms"], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
@@ -338,7 +336,7 @@ final class PlaylistTests: XCTestCase {
     /// A file listed twice (a, b, a) does not stop the list at its second entry; a still
     /// picture in a --loops playlist counts a pass as 5 s (it has no pass that ends).
     func testAFileListedTwiceAndAStillPictureKeepTheListGoing() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let still = Self.dir + "/still.mp4"
         let r = Shell.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
                            "color=c=0xE0E010:s=320x180:r=25", "-frames:v", "1", "-pix_fmt", "yuv420p", "-c:v", "libx264", still],
@@ -363,7 +361,7 @@ final class PlaylistTests: XCTestCase {
     /// A covered (fullscreen window) wallpaper does not switch: the interval counts the time it
     /// is seen, and nothing is opened while nobody sees it.
     func testAnIntervalDoesNotRunWhileCovered() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let d = folder(["a-red", "b-green", "c-blue"])
         let w = try Wayloop(["-v", "-i", d, "--interval", "1s", "--transition", "none"], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
@@ -384,7 +382,7 @@ final class PlaylistTests: XCTestCase {
     /// reply is ok. `ctl set --interval` on a playing list goes on from where it is. A playlist
     /// is no fallback.
     func testCtlSetSkipsABrokenFirstVideoAndKeepsThePlaceOnANewInterval() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let d = folder(["b-green", "c-blue"])
         try Data("garbage".utf8).write(to: URL(fileURLWithPath: d + "/a-broken.mp4"))
         let w = try Wayloop(["-v", "--transition", "none", clip("d-yellow")], env: sway.env)

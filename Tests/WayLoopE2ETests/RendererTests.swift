@@ -4,20 +4,11 @@
 // One headless sway with two outputs for the class; each test runs its own wayloop, one after
 // another. These tests pass their own --renderer (or none): $WAYLOOP_RENDERER is ignored.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class RendererTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
-
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x360", "480x640"])
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+final class RendererTests: CompositorTestCase {
+    override class var outputSizes: [String] { ["640x360", "480x640"] }
 
     private var scratch: String!
 
@@ -37,13 +28,13 @@ final class RendererTests: XCTestCase {
 
     /// sway's environment with an empty config home (no user config file gets in the way).
     private func env(_ extra: [String: String] = [:]) throws -> [String: String] {
-        var e = try Self.shared!.get().env
+        var e = try compositor().env
         e["XDG_CONFIG_HOME"] = scratch + "/config"
         for (k, v) in extra { e[k] = v }
         return e
     }
 
-    private var outputs: [String] { (try? Self.shared!.get().outputs) ?? [] }
+    private var outputs: [String] { (try? compositor().outputs) ?? [] }
 
     /// Starts wayloop with exactly `args` (no --renderer added) and waits until every output
     /// plays with a picture committed; throws (ending the test) if that does not happen.
@@ -119,7 +110,7 @@ final class RendererTests: XCTestCase {
 
     /// (c) --renderer shm: shm, and the picture is on screen (not black).
     func testRendererShmShowsThePicture() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try start(["--renderer", "shm", clip("grid.mp4")])
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         try assertRenderer(w, "shm")

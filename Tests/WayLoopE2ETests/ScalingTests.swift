@@ -7,10 +7,10 @@
 // from both. `auto` on this compositor (no linux-dmabuf) is the client. `ctl set --scaling`
 // switches at run time.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class ScalingTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class ScalingTests: CompositorTestCase {
     /// Per mode: the still, and its size. 4:3 on a 16:9 output, sizes whose compositor-scaled
     /// buffers land on whole pixels: fill 256x192 (the buffer 256x144, its crop from row 24,
     /// scaled 2.5x), fit 240x180 (the buffer 320x180, the picture at x 40, scaled 2x).
@@ -18,9 +18,9 @@ final class ScalingTests: XCTestCase {
     nonisolated(unsafe) static var dir = ""
     static let output = (w: 640, h: 360)
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["\(output.w)x\(output.h)"])
+    override class var outputSizes: [String] { ["\(output.w)x\(output.h)"] }
+
+    override class func setUpFixtures(_: Compositor) {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-scaling-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for (mode, w, h) in [("fill", 256, 192), ("fit", 240, 180)] {
@@ -33,11 +33,6 @@ final class ScalingTests: XCTestCase {
             precondition(r.status == 0, "ffmpeg could not make the still: \(r.stderr)")
             clips[mode] = (path, w, h)
         }
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
     }
 
     /// FFmpeg's rendition on the output: `mode` fill or fit (bars ff0000). Bilinear: scaled and
@@ -72,7 +67,7 @@ final class ScalingTests: XCTestCase {
     /// FFmpeg's bilinear and nearest-neighbour renditions.
     private func shot(_ mode: String, _ args: [String], until ready: (([[String: Any]]) -> Bool)? = nil)
         throws -> (bilinear: Double, nearest: Double) {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-m", mode, "-c", "ff0000"] + args + [Self.clips[mode]!.path], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(try w.waitForStatus { outs in outs.first.map { ($0["frames_shown"] as? Int ?? 0) > 0 } ?? false }, w.lastStatus)
@@ -116,7 +111,7 @@ final class ScalingTests: XCTestCase {
     }
 
     func testCtlSetSwitchesItAtRunTime() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-m", "fit", "-c", "ff0000", "--scaling", "client", Self.clips["fit"]!.path], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(try w.waitForStatus { outs in outs.first.map { ($0["frames_shown"] as? Int ?? 0) > 0 } ?? false }, w.lastStatus)
@@ -134,7 +129,7 @@ final class ScalingTests: XCTestCase {
     }
 
     func testABadScalingIsOneLine() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let r = Shell.run([Repo.binary, "--scaling", "gpu", Self.clips["fit"]!.path], env: sway.env, timeout: 20)
         XCTAssertEqual(r.status, 2, r.stderr)
         XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)

@@ -1,28 +1,26 @@
-// A screensaver beside the wallpaper (issue 14): `--name saver --layer overlay` is an instance
+// A screensaver beside the wallpaper: `--name saver --layer overlay` is an instance
 // of its own (lock and socket wayloop-saver-$WAYLAND_DISPLAY), drawn above a fullscreen window
 // without pausing for it and without taking the keyboard, stopped by `ctl --name saver quit`,
 // while the wallpaper instance goes on. Headless sway; the fullscreen window is the harness's
 // magenta foot ("cover").
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class ScreensaverTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class ScreensaverTests: CompositorTestCase {
     nonisolated(unsafe) static var dir = ""
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["320x240"])
+    override class var outputSizes: [String] { ["320x240"] }
+
+    override class func setUpFixtures(_: Compositor) {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-saver-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         chmod(dir, 0o755)
         SolidClip.makeAll([("red", "0xE01010"), ("blue", "0x1020E0")], size: "320x240", in: dir)
     }
 
-    override class func tearDown() {
-        shared?.stop()
+    override class func tearDownFixtures() {
         try? FileManager.default.removeItem(atPath: dir)
-        super.tearDown()
     }
 
     private let red = RGB8(0xE0, 0x10, 0x10), blue = RGB8(0x10, 0x20, 0xE0), magenta = RGB8(0xFF, 0x00, 0xFF)
@@ -72,7 +70,7 @@ final class ScreensaverTests: XCTestCase {
     }
 
     func testAnOverlayScreensaverBesideTheWallpaper() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let wallpaper = try Wayloop([Self.dir + "/red.mp4"], env: sway.env)
         defer { XCTAssertEqual(wallpaper.stop(), 0, wallpaper.stderr) }
         XCTAssertTrue(waitState(sway, name: nil, "playing"), wallpaper.stderr)
@@ -114,7 +112,7 @@ final class ScreensaverTests: XCTestCase {
     /// A fullscreen window that is there before the wallpaper starts pauses it too: the toplevel
     /// manager listens from its bind, so the windows announced during start-up are known.
     func testAFullscreenWindowOpenBeforeTheStartPausesIt() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         try sway.cover()
         defer { sway.uncover() }
         let wallpaper = try Wayloop([Self.dir + "/red.mp4"], env: sway.env)
@@ -126,7 +124,7 @@ final class ScreensaverTests: XCTestCase {
     }
 
     func testBadNamesAndLayersAreRefused() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         for (args, mention) in [(["--name", "a/b"], "--name"), (["--name", ""], "--name"), (["--layer", "sideways"], "sideways"),
                                 (["--name", String(repeating: "n", count: 33)], "--name")] {
             let w = try Wayloop(args + [Self.dir + "/red.mp4"], env: sway.env)

@@ -4,24 +4,16 @@
 // that and than the compositor's release of the frame before), across the wrap too; the loop
 // period is the video's duration. How long the compositor kept each frame on screen is reported.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class SeamTests: XCTestCase {
+final class SeamTests: CompositorTestCase {
     /// sway's headless outputs tick at 60 Hz.
     static let refresh: Int64 = 16_666_667
     /// What a frame's time on screen may be off by and count as on time (for the report).
     static let slack: Int64 = 3_000_000
-    nonisolated(unsafe) static var shared: SharedCompositor?
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x360"])
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+    override class var outputSizes: [String] { ["640x360"] }
 
     struct SeamReport {
         var records: [TraceFile.Record]
@@ -45,7 +37,7 @@ final class SeamTests: XCTestCase {
     @discardableResult
     private func checkSeam(_ clip: String, frames: Int, loopLength: Int64, durations: [Int64]? = nil, args: [String] = [],
                            cached: Bool = true, file: StaticString = #filePath, line: UInt = #line) throws -> SeamReport {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-seam-\(getpid())-\(clip)").path
         try? FileManager.default.removeItem(atPath: trace)
         defer { try? FileManager.default.removeItem(atPath: trace) }

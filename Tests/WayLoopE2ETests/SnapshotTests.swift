@@ -1,21 +1,21 @@
-// Stills for theming tools and pickers (issue 21, part 2): `wayloop thumbnail` and `wayloop ctl
+// Stills for theming tools and pickers: `wayloop thumbnail` and `wayloop ctl
 // snapshot` against FFmpeg's own rendering of the same picture (PSNR): fill, fit with bars and
 // dim, a clip stored on its side, the time in the loop; the snapshot against the screen too; and
 // every bad input one line with a non-zero status. Run on both renderers (a snapshot is the
 // frame on screen as the shm renderer converts it, whichever draws).
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class SnapshotTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class SnapshotTests: CompositorTestCase {
     nonisolated(unsafe) static var dir = ""
     nonisolated(unsafe) static var still = ""
     nonisolated(unsafe) static var rotated = ""
     static let output = (w: 640, h: 360)
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["\(output.w)x\(output.h)"])
+    override class var outputSizes: [String] { ["\(output.w)x\(output.h)"] }
+
+    override class func setUpFixtures(_: Compositor) {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-snapshot-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         still = dir + "/still-256x192.mp4"
@@ -30,10 +30,8 @@ final class SnapshotTests: XCTestCase {
         rotated = FidelityTests.clipDir + "/rot90.mp4"
     }
 
-    override class func tearDown() {
-        shared?.stop()
+    override class func tearDownFixtures() {
         try? FileManager.default.removeItem(atPath: dir)
-        super.tearDown()
     }
 
     private func file(_ name: String) -> String { Self.dir + "/\(name)" }
@@ -143,7 +141,7 @@ final class SnapshotTests: XCTestCase {
 
     /// `ctl snapshot` writes what the output shows: FFmpeg's picture, and the screen's.
     func testCtlSnapshotIsThePictureOnScreen() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let (w, h) = Self.output
         for (mode, args) in [("fill", [String]()), ("fit", ["-c", "202020", "--dim", "0.25"])] {
             let wl = try Wayloop(["-m", mode] + args + [Self.still], env: sway.env)
@@ -189,7 +187,7 @@ final class SnapshotTests: XCTestCase {
     /// The user guide's theming recipe (docs/guide.md), as printed there, with `wal` a stand-in that keeps each
     /// image it is handed: the output's picture is handed over at start and again after a switch.
     func testTheReadmesThemeRecipeRunsOnEverySwitch() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let output = sway.outputs[0]
         let readme = try String(contentsOfFile: Repo.path("docs/guide.md"), encoding: .utf8)
         guard let start = readme.range(of: "```sh\n#!/bin/sh\n# ~/.local/bin/wayloop-theme"),

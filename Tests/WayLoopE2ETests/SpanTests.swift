@@ -1,21 +1,21 @@
-// One video across several outputs (issue 14, `-m span`): the outputs' layout is one canvas,
+// One video across several outputs (`-m span`): the outputs' layout is one canvas,
 // the video covers it and each output shows its part, in sync, with no seam between neighbours.
 // The clip is a gradient (red rises left to right, green top to bottom), so every pixel says
 // where in the video it came from: screenshots of each output are checked against the canvas
 // position they should show, and the columns either side of each seam against each other.
 // Two and three outputs side by side, a layout change (one output moved below) and mixed scales.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class SpanTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class SpanTests: CompositorTestCase {
     nonisolated(unsafe) static var gradient = ""
     /// The same gradient at half the size (640x180): a span over two outputs upscales it 2x.
     nonisolated(unsafe) static var smallGradient = ""
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x360", "640x360", "640x360"])
+    override class var outputSizes: [String] { ["640x360", "640x360", "640x360"] }
+
+    override class func setUpFixtures(_: Compositor) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-span-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         chmod(dir, 0o755)
@@ -36,10 +36,8 @@ final class SpanTests: XCTestCase {
         precondition(r.status == 0, "ffmpeg could not make the gradient \(size): \(r.stderr)")
     }
 
-    override class func tearDown() {
-        shared?.stop()
+    override class func tearDownFixtures() {
         if !gradient.isEmpty { try? FileManager.default.removeItem(atPath: (gradient as NSString).deletingLastPathComponent) }
-        super.tearDown()
     }
 
     /// Puts each output at a layout position (and scale), and waits until sway reports it.
@@ -104,7 +102,7 @@ final class SpanTests: XCTestCase {
     }
 
     func testTwoOutputsSideBySideShowOneVideoWithoutASeam() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         try layout(sway, [(sway.outputs[0], 0, 0, 1), (sway.outputs[1], 640, 0, 1), (sway.outputs[2], 1280, 0, 1)])
         // Two outputs span; the third shows the same video on its own (fill, not part of it).
         let w = try Wayloop(["-v", "-o", sway.outputs[0], "-m", "span", "-i", Self.gradient,
@@ -132,7 +130,7 @@ final class SpanTests: XCTestCase {
     /// buffer, each output showing its half of it through wp_viewport's source rectangle, scaled
     /// by the compositor: the same picture, no seam.
     func testACompositorScaledSpanShowsOneBufferWithoutASeam() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         try layout(sway, [(sway.outputs[0], 0, 0, 1), (sway.outputs[1], 640, 0, 1), (sway.outputs[2], 1280, 0, 1)])
         let w = try Wayloop(["-o", sway.outputs[0], "-m", "span", "--scaling", "compositor", "-i", Self.smallGradient,
                              "-o", sway.outputs[1], "-m", "span", "--scaling", "compositor", "-i", Self.smallGradient,
@@ -155,7 +153,7 @@ final class SpanTests: XCTestCase {
     }
 
     func testThreeOutputsFillTheCanvasAndAMoveRecomputesIt() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         try layout(sway, [(sway.outputs[0], 0, 0, 1), (sway.outputs[1], 640, 0, 1), (sway.outputs[2], 1280, 0, 1)])
         let w = try Wayloop(["-v", "-m", "span", Self.gradient], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
@@ -189,7 +187,7 @@ final class SpanTests: XCTestCase {
     /// canvas is 960x360 logical; the seam still lines up, and the scaled output shows the top
     /// half of its column range at twice the density.
     func testMixedScalesStillMeetAtTheSeam() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         try layout(sway, [(sway.outputs[0], 0, 0, 1), (sway.outputs[1], 640, 0, 2), (sway.outputs[2], 5000, 0, 1)])
         let w = try Wayloop(["-v", "-o", sway.outputs[0], "-m", "span", "-i", Self.gradient,
                              "-o", sway.outputs[1], "-m", "span", "-i", Self.gradient], env: sway.env)

@@ -1,28 +1,26 @@
-// The last choice survives a restart (issue 21, part 1): `ctl set` and a playlist's place come
+// The last choice survives a restart: `ctl set` and a playlist's place come
 // back at the next start on the same command line and config (screenshots); a changed base,
 // --no-restore and `ctl forget` start from the base; bad state files are set aside with one
 // notice; a read-only or full state directory gets one notice while playback goes on. On a
 // real headless sway, one compositor for the class (each test its own state directory).
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class StateTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class StateTests: CompositorTestCase {
     nonisolated(unsafe) static var dir = ""
     static let colours = [("a-red", "0xE01010"), ("b-green", "0x10C020"), ("c-blue", "0x1020E0")]
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x360"])
+    override class var outputSizes: [String] { ["640x360"] }
+
+    override class func setUpFixtures(_: Compositor) {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-state-tests-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir + "/clips", withIntermediateDirectories: true)
         SolidClip.makeAll(colours, size: "320x180", in: dir + "/clips")
     }
 
-    override class func tearDown() {
-        shared?.stop()
+    override class func tearDownFixtures() {
         try? FileManager.default.removeItem(atPath: dir)
-        super.tearDown()
     }
 
     private func clip(_ name: String) -> String { Self.dir + "/clips/\(name).mp4" }
@@ -67,7 +65,7 @@ final class StateTests: XCTestCase {
     private let red = RGB8(0xE0, 0x10, 0x10), green = RGB8(0x10, 0xC0, 0x20), blue = RGB8(0x10, 0x20, 0xE0)
 
     func testARestartRestoresTheVideoAndThePlaylistsPlace() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let home = stateHome()
         // A video set at run time ...
         var w = try Wayloop(["-i", clip("a-red")], env: sway.env, stateHome: home)
@@ -106,7 +104,7 @@ final class StateTests: XCTestCase {
     /// --no-restore starts from the base and keeps the file; `ctl forget` drops the choice and
     /// the file; a changed command line drops the state with one notice.
     func testNoRestoreForgetAndAChangedBaseStartFromTheBase() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let home = stateHome()
         var w = try Wayloop(["-i", clip("a-red")], env: sway.env, stateHome: home)
         try assertShows(w, sway, "a-red", red)
@@ -153,7 +151,7 @@ final class StateTests: XCTestCase {
     /// Corrupt, truncated, foreign-version, huge, FIFO and directory state files: one notice
     /// each, set aside as `.bad`, the base plays. A saved video that is gone is skipped.
     func testBadStateFilesAreSetAsideAndNeverFatal() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let home = stateHome()
         // A good file first, to cut the bad ones from.
         var w = try Wayloop(["-i", clip("a-red")], env: sway.env, stateHome: home)
@@ -206,7 +204,7 @@ final class StateTests: XCTestCase {
     /// goes on, the old state stays whole, no temporary file is left; the next write that works
     /// says so.
     func testAStateDirectoryThatCannotBeWrittenGetsOneNotice() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         guard getuid() == 0 else { throw HarnessError("this test mounts a tmpfs: run it as root (CI does)") }
         // Read-only.
         let ro = stateHome("readonly")

@@ -1,25 +1,16 @@
-// Suspend and resume (issue 14): the compositor frozen for 10 s (SIGSTOP, as after a system
+// Suspend and resume: the compositor frozen for 10 s (SIGSTOP, as after a system
 // sleep it sends no frame callbacks) and continued: playback goes on from where it stopped, at
 // once, with no burst of catch-up frames, no jump in the video and no black frame. WayLoop's
 // clocks are CLOCK_MONOTONIC (a wall-clock jump cannot move them); the stall is what it sees.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class SuspendTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
-
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["320x240"])
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+final class SuspendTests: CompositorTestCase {
+    override class var outputSizes: [String] { ["320x240"] }
 
     func testAFrozenCompositorResumesWithoutABurst() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let output = sway.outputs[0]
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-suspend-\(getpid())").path
         try? FileManager.default.removeItem(atPath: trace)

@@ -1,18 +1,18 @@
-// Transitions (issue 14): a switch fades by default (fade:0.5s); `--transition fade:D` sets the
+// Transitions: a switch fades by default (fade:0.5s); `--transition fade:D` sets the
 // length, `ctl set --transition` the one switch's, `none` cuts on a frame boundary. Screenshots
 // taken through the switch: a fade passes through a mix of both pictures (red E01010 and blue
 // 1020E0 mix to R+B ≈ 240 at every weight, so a black frame shows as R+B ≈ 32) and ends on the
 // new one; a cut never shows a mix. On both renderers (the GL blend, the shm blend pass).
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class TransitionTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
+final class TransitionTests: CompositorTestCase {
     nonisolated(unsafe) static var dir = ""
 
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["640x360"])
+    override class var outputSizes: [String] { ["640x360"] }
+
+    override class func setUpFixtures(_: Compositor) {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-fade-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         chmod(dir, 0o755)
@@ -21,10 +21,8 @@ final class TransitionTests: XCTestCase {
         SolidClip.makeAll([("blue43", "0x1020E0")], size: "480x360", in: dir)
     }
 
-    override class func tearDown() {
-        shared?.stop()
+    override class func tearDownFixtures() {
         try? FileManager.default.removeItem(atPath: dir)
-        super.tearDown()
     }
 
     private func video(_ name: String) -> String { Self.dir + "/\(name).mp4" }
@@ -44,7 +42,7 @@ final class TransitionTests: XCTestCase {
     private let red = RGB8(0xE0, 0x10, 0x10), blue = RGB8(0x10, 0x20, 0xE0)
 
     func testCtlSetFadesThroughAMixAndNeverShowsBlack() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-v", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
@@ -64,7 +62,7 @@ final class TransitionTests: XCTestCase {
     }
 
     func testTransitionNoneCutsWithoutAMix() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-v", "--transition", "none", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
@@ -78,7 +76,7 @@ final class TransitionTests: XCTestCase {
 
     /// A second start hands its arguments over: its --transition is how that switch looks.
     func testAHandOverFades() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-v", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
@@ -94,7 +92,7 @@ final class TransitionTests: XCTestCase {
     /// Fit's bars fade too (in GL they are a blended quad, not a clear): red (fill) to a 4:3
     /// blue fitted with green bars: the bar region goes from red to green through a mix.
     func testBarsFadeWithThePicture() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-v", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
@@ -111,7 +109,7 @@ final class TransitionTests: XCTestCase {
 
     /// A playlist's switches fade as well (its transition from the command line).
     func testAPlaylistSwitchFades() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let d = Self.dir + "/list"
         try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
         for n in ["red", "blue"] where !FileManager.default.fileExists(atPath: d + "/\(n).mp4") {
@@ -126,7 +124,7 @@ final class TransitionTests: XCTestCase {
     }
 
     func testABadTransitionIsOneLine() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         for bad in ["fade:0s", "fade:2m", "wipe", "fade:", "fade:-1s"] {
             let r = Shell.run([Repo.binary, "--no-config", "--transition", bad, video("red")], env: sway.env, timeout: 20)
             XCTAssertEqual(r.status, 2, "\(bad): \(r.stderr)")
@@ -143,7 +141,7 @@ final class TransitionTests: XCTestCase {
 
     /// Paused mid-fade: the new picture alone (not a frozen mix).
     func testAPauseMidFadeShowsTheNewPictureAlone() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-v", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
@@ -157,7 +155,7 @@ final class TransitionTests: XCTestCase {
     /// The picture under a fitted video's bars does not darken mid-fade (GL draws the bars'
     /// colour only outside the picture): red to blue keeps R+B at every step.
     func testAFittedPictureDoesNotDarkenMidFade() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let w = try Wayloop(["-v", video("red")], env: sway.env)
         defer { XCTAssertEqual(w.stop(), 0, w.stderr) }
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")

@@ -1,23 +1,14 @@
 // Visibility and lifecycle: an output that is not being presented costs nothing, the picture
 // comes back without a hitch, SIGUSR1 pauses (a second start hands over: CtlTests).
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
-final class VisibilityTests: XCTestCase {
-    nonisolated(unsafe) static var shared: SharedCompositor?
-
-    override class func setUp() {
-        super.setUp()
-        shared = SharedCompositor(outputs: ["800x450"])
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+final class VisibilityTests: CompositorTestCase {
+    override class var outputSizes: [String] { ["800x450"] }
 
     private func play(trace: String) throws -> (Compositor, Wayloop) {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         try? FileManager.default.removeItem(atPath: trace)
         let w = try Wayloop(["--trace-frames", trace, Repo.clip("grid.mp4")], env: sway.env)
         XCTAssertTrue(Wait.until(timeout: 20) { TraceFile.records(trace).count >= 5 }, "not playing: \(w.stderr)")
@@ -97,7 +88,7 @@ final class VisibilityTests: XCTestCase {
     /// After --release-after seconds hidden, the decoder and its frames are freed (RSS drops);
     /// when the output is shown again, decoding restarts and frames come back.
     func testLongHiddenReleasesMemoryAndComesBack() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let trace = tracePath("release")
         defer { try? FileManager.default.removeItem(atPath: trace) }
         try? FileManager.default.removeItem(atPath: trace)
@@ -130,7 +121,7 @@ final class VisibilityTests: XCTestCase {
     /// --pause-on-battery reads sysfs (here a fake power_supply tree): discharging → paused,
     /// mains back online → resumed.
     func testPauseOnBattery() throws {
-        let sway = try Self.shared!.get()
+        let sway = try compositor()
         let out = sway.outputs[0]
         var env = sway.env
         let power = try FakePower(tag: "visibility")

@@ -4,6 +4,7 @@
 // the completions and complete modes, ctl commands, options and (from a fake control socket)
 // output names. No compositor; scdoc, groff, man, bash, zsh, fish and python3 must be there.
 import Foundation
+import WayLoopTestSupport
 import XCTest
 
 final class DocsTests: XCTestCase {
@@ -208,7 +209,7 @@ final class DocsTests: XCTestCase {
         XCTAssertTrue(keys.isSuperset(of: ["video", "renderer", "mode"]), "the keys the binary lists: \(r.stderr)")
 
         // And the settings table itself, with its aliases (`colour`).
-        let settings = try read("Sources/WayLoopCore/Settings.swift")
+        let settings = try read("Sources/WayLoopCore/Settings/Settings.swift")
         let table = matches(#"EntrySetting\("([a-z-]+)""#, in: settings, group: 1)
         XCTAssertGreaterThanOrEqual(table.count, 6, "parsed too few settings from Settings.swift")
         keys.formUnion(table)
