@@ -96,7 +96,7 @@ final class DrawRulesTests: XCTestCase {
             (0.5, false, true, true, false, "the old video's decoder was released"),
         ]
         for r in rows {
-            XCTAssertEqual(Transition.fadeGoesOn(weight: r.weight, paused: r.paused, oldReady: r.ready, oldReleased: r.released), r.want, r.what)
+            XCTAssertEqual(Schedule.fadeGoesOn(weight: r.weight, paused: r.paused, oldReady: r.ready, oldReleased: r.released), r.want, r.what)
         }
     }
 }

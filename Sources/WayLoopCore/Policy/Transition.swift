@@ -47,13 +47,6 @@ public enum Transition: Equatable, Sendable, CustomStringConvertible {
     /// a second look smooth, and a redraw at every 60 Hz callback would double the blending.
     public static let fadeStep: Int64 = 1_000_000_000 / 30
 
-    /// A fade goes on while the new picture is not whole yet, the output plays, and the old
-    /// video still has frames (ready, not released); otherwise it ends at once and the new
-    /// picture shows alone.
-    public static func fadeGoesOn(weight: Double, paused: Bool, oldReady: Bool, oldReleased: Bool) -> Bool {
-        weight < 1 && !paused && oldReady && !oldReleased
-    }
-
     /// The new picture's weight `elapsed` seconds into a fade of `duration` seconds: 0 at the
     /// start, 1 at the end, eased (smoothstep) so that neither end jumps. Pure, for the sinks.
     public static func weight(elapsed: Double, duration: Double) -> Double {

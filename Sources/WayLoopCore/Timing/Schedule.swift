@@ -95,6 +95,13 @@ public enum Schedule {
         needsRedraw || frameIsNew || fadeStepDue
     }
 
+    /// A fade goes on while the new picture is not whole yet, the output plays, and the old
+    /// video still has frames (ready, not released); otherwise it ends at once and the new
+    /// picture shows alone.
+    public static func fadeGoesOn(weight: Double, paused: Bool, oldReady: Bool, oldReleased: Bool) -> Bool {
+        weight < 1 && !paused && oldReady && !oldReleased
+    }
+
     /// May the draw pass look at this output now (advance its video, commit if something changed)?
     public static func mayDraw(_ o: Output) -> Bool {
         guard o.configured, !o.awaitingFrame, o.sinkCanDraw, !o.paused || o.needsRedraw else { return false }

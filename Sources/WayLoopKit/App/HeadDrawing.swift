@@ -126,7 +126,7 @@ extension Head {
         guard let f = fade else { return nil }
         let start = f.start ?? now
         let weight = Transition.weight(elapsed: Double(now - start) / 1e9, duration: f.seconds)
-        guard let old, Transition.fadeGoesOn(weight: weight, paused: drawPaused, oldReady: old.isReady, oldReleased: old.isReleased) else {
+        guard let old, Schedule.fadeGoesOn(weight: weight, paused: drawPaused, oldReady: old.isReady, oldReleased: old.isReleased) else {
             fade = nil
             // The new picture alone, at once (the last step was still a mix).
             surface?.invalidate()
