@@ -22,6 +22,7 @@
 @_exported import enum WayLoopCore.PauseReason
 @_exported import enum WayLoopCore.FailureKind
 @_exported import struct WayLoopCore.OutputStatus
+@_exported import struct WayLoopCore.SurfaceStatus
 @_exported import struct WayLoopCore.PlaylistStatus
 @_exported import struct WayLoopCore.FrameCosts
 @_exported import struct WayLoopCore.StageCost

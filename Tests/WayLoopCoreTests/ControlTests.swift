@@ -552,3 +552,16 @@ final class UserPauseTests: XCTestCase {
         for r in rows { XCTAssertEqual(PauseRules.userPaused(after: r.request, pausedByUser: r.before), r.want, r.what) }
     }
 }
+
+/// An output's surface in `ctl status --json`: written and read back whole, absent until configured.
+final class SurfaceStatusTests: XCTestCase {
+    func testRoundTrip() {
+        var s = OutputStatus(name: "Virtual-0", video: "/v/a.mp4", mode: .fill, state: .playing)
+        XCTAssertNil(OutputStatus(json: s.json)?.surface, "no surface configured yet: no field")
+        s.surface = SurfaceStatus(buffer: "1920x1080", logical: "1280x720", scale: 1.5, preferredScale: 1.5, resizes: 0)
+        XCTAssertEqual(OutputStatus(json: s.json)?.surface, s.surface)
+        XCTAssertEqual(s.json["surface"]?.serialized, #"{"buffer":"1920x1080","logical":"1280x720","scale":1.5,"preferred_scale":1.5,"resizes":0}"#)
+        let integer = SurfaceStatus(buffer: "640x360", logical: "640x360", scale: 1)
+        XCTAssertNil(integer.json["preferred_scale"], "no fractional scale said: no field")
+    }
+}

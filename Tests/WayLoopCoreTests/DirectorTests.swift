@@ -505,3 +505,31 @@ final class FileChangeTests: XCTestCase {
         for r in rows { XCTAssertEqual(FileChange.actions(r.facts), r.want, r.what) }
     }
 }
+
+/// Whether a config file read again is applied (ConfigReload), one row per outcome.
+final class ConfigReloadTests: XCTestCase {
+    func testVerdictTable() {
+        let a = OutputEntry(selector: .all, video: "/v/a.mp4")
+        var gl = OutputEntry(selector: .all)
+        gl.renderer = .gl
+        let bad = ConfigError(file: "/c/config", line: 3, reason: "unknown key 'colour'")
+        let missing = VideoError.notFound("/v/a.mp4")
+        let cli = Options()
+        typealias V = ConfigReload.Verdict
+        let rows: [(what: String, loaded: Result<[OutputEntry], ConfigError>, errors: [VideoError], want: V)] = [
+            ("a good file: applied", .success([a]), [], .apply([a], rendererNotice: nil)),
+            ("a file that does not parse: refused, what plays is kept", .failure(bad), [],
+             .refused(.config("\(bad)"), log: "\(bad); keeping what plays", isError: true)),
+            ("nothing names a video any more: refused", .success([OutputEntry(selector: .named("DP-1"), dim: 0.5)]), [],
+             .refused(.config("\(UsageError.noVideo); keeping what plays"), log: "\(UsageError.noVideo); keeping what plays", isError: true)),
+            ("a video that cannot be opened: refused, with the file's own line logged already", .success([a]), [missing],
+             .refused(.video([missing], "; keeping what plays"), log: "configuration not applied: a video cannot be opened; keeping what plays",
+                      isError: false)),
+            ("another renderer: applied, said to take effect at the next start", .success([gl, a]), [],
+             .apply([gl, a], rendererNotice: "renderer = gl takes effect at the next start")),
+        ]
+        for r in rows {
+            XCTAssertEqual(ConfigReload.verdict(loaded: r.loaded, commandLine: cli, running: [a]) { _ in r.errors }, r.want, r.what)
+        }
+    }
+}

@@ -24,16 +24,19 @@ final class KWinTests: XCTestCase {
         // The buffer at 1.5x the logical size from the first frame, not 1x or 2x: KWin prefers
         // 120 before the surface is on its output and 180 only after its first buffer, so the
         // output's own scale (mode over xdg-output logical size) is drawn at until then.
-        XCTAssertTrue(w.waitFor("Virtual-0: buffers 1920x1080 for 1280x720 logical"), w.stderr)
+        // What status says of the surface (its buffers, its scale, the compositor's preference).
+        func surface() -> [String: Any]? { (try? w.ctlStatus())?.first { $0["name"] as? String == "Virtual-0" }?["surface"] as? [String: Any] }
+        XCTAssertTrue(Wait.until(timeout: 20) { surface()?["buffer"] as? String == "1920x1080" && surface()?["logical"] as? String == "1280x720" },
+                      "\(String(describing: surface())); \(w.stderr)")
         XCTAssertTrue(w.waitForState("Virtual-0", state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
-        XCTAssertTrue(w.waitFor("preferred 1.5 from the compositor"), w.stderr)
+        XCTAssertTrue(Wait.until(timeout: 20) { surface()?["preferred_scale"] as? Double == 1.5 }, "\(String(describing: surface())); \(w.stderr)")
+        XCTAssertEqual(surface()?["scale"] as? Double, 1.5)
         let png = dir + "/snap.png"
         let snap = Shell.run([Repo.binary, "ctl", "snapshot", png], env: kwin.env, timeout: 30)
         XCTAssertEqual(snap.status, 0, snap.stderr)
         XCTAssertTrue(snap.stdout.contains("(1920x1080)"), "not a 1.5x buffer: \(snap.stdout); \(w.stderr)")
         // The snapshot was answered on a later pass than KWin's scale: a resize would be drawn by now.
-        let sizes = w.stderr.split(separator: "\n").filter { $0.contains("Virtual-0: buffers ") }
-        XCTAssertEqual(sizes.count, 1, "the surface was resized after its first frame: \(sizes)")
+        XCTAssertEqual(surface()?["resizes"] as? Int, 0, "the surface was resized after its first frame: \(String(describing: surface()))")
         let got = dir + "/snap.rgb", ref = dir + "/ref.rgb"
         XCTAssertEqual(Shell.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", png, "-f", "rawvideo", "-pix_fmt", "rgb24", got],
                                  timeout: 30).status, 0)

@@ -103,6 +103,10 @@ public struct OutputStatus: Equatable, Sendable {
     public var damaged: Double?
     /// Its frame path's costs so far (nil: no video).
     public var costs: FrameCosts?
+    /// Its surface's buffers as drawn now: their size in pixels and the scale they were made
+    /// at (1.5 for a fractional scale), and how many times their size changed after the first
+    /// (nil: no surface configured yet).
+    public var surface: SurfaceStatus?
 
     /// A status with the given fields; `decode`, `shownFps` and `pace` start nil.
     public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: PlayerState,
@@ -150,6 +154,7 @@ public struct OutputStatus: Equatable, Sendable {
         pace = json["pace"]?.string
         playlist = json["playlist"].flatMap(PlaylistStatus.init(json:))
         costs = json["costs"].flatMap(FrameCosts.init(json:))
+        surface = json["surface"].flatMap(SurfaceStatus.init(json:))
     }
 
     /// The output's object in `ctl status --json`; nil fields are null or left out.
@@ -170,6 +175,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let maxFps { pairs.append(("max_fps", .number(maxFps))) }
         if let damaged { pairs.append(("damaged", .number((damaged * 1000).rounded() / 1000))) }
         if let costs { pairs.append(("costs", costs.json)) }
+        if let surface { pairs.append(("surface", surface.json)) }
         return .object(pairs)
     }
 
@@ -189,6 +195,45 @@ public struct OutputStatus: Equatable, Sendable {
         return s
     }
 
+}
+
+/// An output's surface in `ctl status --json` (`surface`): what its buffers are now.
+public struct SurfaceStatus: Equatable, Sendable {
+    /// The buffers' size in pixels ("1920x1080").
+    public var buffer: String
+    /// The surface's logical size ("1280x720").
+    public var logical: String
+    /// The scale its buffers are made at: the output's integer scale, or a fractional one.
+    public var scale: Double
+    /// The fractional scale the compositor last preferred (nil: it said none).
+    public var preferredScale: Double?
+    /// How many times the buffers changed size after the first configure.
+    public var resizes: Int
+
+    /// A surface's status with the given fields.
+    public init(buffer: String, logical: String, scale: Double, preferredScale: Double? = nil, resizes: Int = 0) {
+        self.buffer = buffer
+        self.logical = logical
+        self.scale = scale
+        self.preferredScale = preferredScale
+        self.resizes = resizes
+    }
+
+    /// Reads back what `json` wrote.
+    public init?(json: JSON) {
+        guard let b = json["buffer"]?.string, let l = json["logical"]?.string, let s = json["scale"]?.number else { return nil }
+        self.init(buffer: b, logical: l, scale: s, preferredScale: json["preferred_scale"]?.number,
+                  resizes: Int(json["resizes"]?.number ?? 0))
+    }
+
+    /// Its object in `ctl status --json`.
+    public var json: JSON {
+        var pairs: [(String, JSON)] = [("buffer", .string(buffer)), ("logical", .string(logical)),
+                                       ("scale", .number((scale * 1000).rounded() / 1000))]
+        if let preferredScale { pairs.append(("preferred_scale", .number((preferredScale * 1000).rounded() / 1000))) }
+        pairs.append(("resizes", .number(Double(resizes))))
+        return .object(pairs)
+    }
 }
 
 extension OutputStatus {

@@ -6,13 +6,6 @@
 import Glibc
 import WayLoopCore
 
-extension ControlError {
-    /// Videos that cannot be played, one reason after another.
-    static func video(_ errors: [VideoError], _ suffix: String = "") -> ControlError {
-        .video(errors.map(\.description).joined(separator: "; ") + suffix)
-    }
-}
-
 final class Requests: ControlServerDelegate {
     private unowned let app: App
     /// Requests answered once the videos they opened are on screen (or failed).
@@ -264,6 +257,7 @@ final class Requests: ControlServerDelegate {
                                 decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: app.playlistStatus(h),
                                 maxFps: h.cap, damaged: h.sink?.damaged.share, costs: Self.costs(v, h.sink))
             status.decode = v?.decodePath
+            status.surface = h.surface?.status
             let now = Sys.now()
             status.shownFps = v?.shownFps(now: now)
             status.pace = v?.pace(now: now)
@@ -313,34 +307,23 @@ final class Requests: ControlServerDelegate {
     /// nothing; a good one replaces the config layer and drops `ctl set` overrides.
     @discardableResult
     func reload(replyTo client: Int?, success: JSON = .object([("ok", .bool(true))])) -> Bool {
+        let loaded = Launch.loadConfig(app.commandLine).map {
+            Launch.withDefaultLoop($0, commandLine: app.commandLine.entries, log: app.log)
+        }
+        let verdict = ConfigReload.verdict(loaded: loaded, commandLine: app.commandLine, running: app.configEntries) { all in
+            var probe = app.options
+            probe.entries = all
+            return recheck(probe.allVideos, fallbacks: Set(probe.allVideos).subtracting(probe.videos), origins: probe)
+        }
         let entries: [OutputEntry]
-        switch Launch.loadConfig(app.commandLine) {
-        case .failure(let e):
-            app.log.scoped("config").error("\(e); keeping what plays")
-            if let client { app.control?.reply(to: client, ControlError.config("\(e)").reply) }
+        switch verdict {
+        case .refused(let reply, let line, let isError):
+            if isError { app.log.scoped("config").error(line) } else { app.log.notice(line) }
+            if let client { app.control?.reply(to: client, reply.reply) }
             return false
-        case .success(let c): entries = Launch.withDefaultLoop(c, commandLine: app.commandLine.entries, log: app.log)
-        }
-        let all = entries + app.commandLine.entries
-        guard all.contains(where: { $0.video != nil }) else {
-            let e = ControlError.config("\(UsageError.noVideo); keeping what plays")
-            app.log.scoped("config").error("\(e)")
-            if let client { app.control?.reply(to: client, e.reply) }
-            return false
-        }
-        var probe = app.options
-        probe.entries = all
-        // A file that cannot be opened rejects the whole change: what plays is kept.
-        let errors = recheck(probe.allVideos, fallbacks: Set(probe.allVideos).subtracting(probe.videos), origins: probe)
-        if !errors.isEmpty {
-            let e = ControlError.video(errors, "; keeping what plays")
-            app.log.notice("configuration not applied: a video cannot be opened; keeping what plays")
-            if let client { app.control?.reply(to: client, e.reply) }
-            return false
-        }
-        let renderer = app.commandLine.rendererRequest(config: entries)
-        if renderer != app.commandLine.rendererRequest(config: app.configEntries) {
-            app.log.notice("renderer = \(renderer.rawValue) takes effect at the next start")
+        case .apply(let e, let rendererNotice):
+            if let rendererNotice { app.log.notice(rendererNotice) }
+            entries = e
         }
         app.applyConfig(entries)
         app.log.debug("configuration applied: \(app.options.entries.count) entr\(app.options.entries.count == 1 ? "y" : "ies")")

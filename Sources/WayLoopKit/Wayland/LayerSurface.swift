@@ -59,6 +59,16 @@ final class LayerSurface: ListenerTarget {
     private(set) var frameRequestedAt: Nanos = 0
     /// Frames committed on this surface.
     private(set) var framesShown = 0
+    /// Times the buffers changed size after the first configure applied (status).
+    private(set) var resizes = 0
+    private var appliedBufferSize: Size?
+    /// What status says of the buffers now (nil: not configured yet).
+    var status: SurfaceStatus? {
+        guard let b = appliedBufferSize else { return nil }
+        let scale = geometry.scale120.map { Double($0) / 120 } ?? Double(geometry.integerScale)
+        return SurfaceStatus(buffer: "\(b.width)x\(b.height)", logical: "\(logicalSize.width)x\(logicalSize.height)", scale: scale,
+                             preferredScale: scaleChoice.late.map { Double($0) / 120 }, resizes: resizes)
+    }
     /// wl_surface.set_buffer_transform last sent (the shm sink turns buffers this way).
     private var bufferTransform: Int32 = 0
     /// Ready for a new frame: configured and presented (its last frame callback fired).
@@ -134,6 +144,8 @@ final class LayerSurface: ListenerTarget {
     func applyConfigure() -> Bool {
         guard pendingConfigure, !logicalSize.isEmpty else { return false }
         pendingConfigure = false
+        if let was = appliedBufferSize, was != bufferSize { resizes += 1 }
+        appliedBufferSize = bufferSize
         attached = nil
         wlSurface.setBufferScale(Int32(geometry.bufferScale))
         if let viewport {
