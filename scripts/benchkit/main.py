@@ -14,7 +14,7 @@ from .procs import LIVE, on_term, stop_proc
 from .runner import finish, new_results, plan, run
 from .wayloop import Bench
 
-TOOLS = ("ffmpeg", "sway", "swaymsg", "foot", "grim", "perl")
+TOOLS = ("ffmpeg", "sway", "swaymsg", "foot", "grim", "python3")
 
 
 def cleanup():
