@@ -12,7 +12,7 @@ final class LibraryTests: CompositorTestCase {
     private func example(_ name: String) throws -> String {
         let path = Repo.path("Examples/.build/debug/\(name)")
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw HarnessError("no example at \(path): run `swift build --package-path Examples` first")
+            throw HarnessError("no example at \(path): run `swift build --package-path Examples --disable-build-manifest-caching` first")
         }
         return path
     }
@@ -52,8 +52,8 @@ final class LibraryTests: CompositorTestCase {
     }
 
     /// A host (Examples/Sources/HostControl) hears each state change on the wallpaper's
-    /// thread, asks another thread for the status and stops it there: run() returns, and the
-    /// program ends well.
+    /// thread, asks another thread for the status 2 s after the output plays and stops it
+    /// there: run() returns, and the program ends well.
     func testAHostFollowsTheStatesAsksTheStatusAndStops() throws {
         let sway = try compositor()
         let r = Shell.run([try example("HostControl"), Repo.clip("grid.mp4"), "2"], env: sway.env, timeout: 60)
@@ -100,7 +100,7 @@ final class LibraryTests: CompositorTestCase {
         let cells = try GridPicture.colors()
         for renderer in ["shm", "gl"] {
             var report = "no screenshot yet"
-            let run = try backdrop([Repo.clip("grid.mp4"), renderer, "6:quit"], until: { img in
+            let run = try backdrop([Repo.clip("grid.mp4"), renderer, "10:quit"], until: { img in
                 let r = GridPicture.fillReport(img.cropped(x: 160, y: 90, width: 320, height: 180), cells: cells)
                 report = r.report + "; outside \(img.pixel(20, 20))"
                 return r.ok && !cells.joined().contains { $0.close(to: img.pixel(20, 20), tolerance: 12) }

@@ -1,5 +1,6 @@
 // A host that owns its wallpaper: it runs on the main thread, every state change is printed as
-// it happens, and after SECONDS another thread asks for the status and stops it.
+// it happens, and SECONDS after the first output plays another thread asks for the status and
+// stops it.
 // `swift run --package-path Examples HostControl VIDEO [SECONDS]`
 import Foundation
 import WayLoopKit
@@ -14,9 +15,14 @@ func say(_ line: String) {
 }
 
 // Called on the thread that runs the wallpaper (here the main thread).
-wallpaper.onStateChange = { event in say("state \(event.output) \(event.state) \(event.video ?? "-")") }
+let playing = DispatchSemaphore(value: 0)
+wallpaper.onStateChange = { event in
+    say("state \(event.output) \(event.state) \(event.video ?? "-")")
+    if event.state == .playing { playing.signal() }
+}
 
 Thread.detachNewThread {
+    playing.wait()
     Thread.sleep(forTimeInterval: seconds)
     for output in wallpaper.status() ?? [] {
         say("status \(output.name) \(output.state) frames \(output.framesShown)")
