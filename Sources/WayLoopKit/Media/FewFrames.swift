@@ -20,9 +20,14 @@ final class FewFrames {
     }
 
     /// Opens `path` with its decoder, on `device` (its pool grown by `extraFrames`) where given.
-    init(_ path: String, device: HwDevice?, extraFrames: Int) throws(OpenError) {
+    convenience init(_ path: String, device: HwDevice?, extraFrames: Int) throws(OpenError) {
         let input: VideoInput
         do { input = try VideoInput.open(path) } catch { throw .video(error) }
+        try self.init(input: input, device: device, extraFrames: extraFrames)
+    }
+
+    /// Decodes `input`, which it takes over (closed with it, or at once when the codec fails).
+    init(input: VideoInput, device: HwDevice?, extraFrames: Int) throws(OpenError) {
         var fmt: UnsafeMutablePointer<AVFormatContext>? = input.format
         var codec = avcodec_alloc_context3(input.decoder)
         var packet = av_packet_alloc()

@@ -175,8 +175,6 @@ enum StillDecoder {
         let par = input.stream.pointee.codecpar!
         let pixfmt = AVPixelFormat(rawValue: par.pointee.format)
         let decoderName = String(cString: input.decoder.pointee.name)
-        var fmt: UnsafeMutablePointer<AVFormatContext>? = input.format
-        avformat_close_input(&fmt)
         var hw = HwdecState(mode: hwdec, stream: HwdecStream(codec: String(cString: avcodec_get_name(par.pointee.codec_id)),
                                                              bitDepth: Int(avx_pix_fmt_depth(pixfmt)), chroma420: avx_pix_fmt_is_420(pixfmt) == 1))
         var device: HwDevice?
@@ -187,7 +185,7 @@ enum StillDecoder {
             }
         }
         if case .software(let why?) = hw.phase, hwdec != .no { notice("decoded in software (\(why))") }
-        do { return (try FewFrames(path, device: device, extraFrames: 2), device) } catch {
+        do { return (try FewFrames(input: input, device: device, extraFrames: 2), device) } catch {
             switch error {
             case .video(let e): throw e
             case .codec: throw .unsupportedCodec(path, codec: decoderName)
