@@ -102,7 +102,7 @@ public final class VideoView {
         av_quiet()
         do { clip = try open(path) } catch { throw .video(error) }
         apply(.load)
-        if !Size(width: width, height: height).isEmpty { try? resizeSink() }
+        if !Size(width: width, height: height).isEmpty { resizeSink() }
     }
 
     deinit {
@@ -137,7 +137,7 @@ public final class VideoView {
     /// frame fills it.
     public func resize(width: Int, height: Int, scale: Int = 1) {
         surface.resize(Size(width: width, height: height), scale: scale)
-        try? resizeSink()
+        resizeSink()
         wakeup.signal()
     }
 
@@ -177,10 +177,19 @@ public final class VideoView {
         return c
     }
 
-    private func resizeSink() throws {
+    /// The sink's buffers (or EGL window) for the surface's size now; a failure is one line.
+    private func resizeSink() {
+        do { try keepingHostEGL { () throws(SinkError) in try sink.resize(surface) } } catch {
+            log.error("cannot make buffers of \(surface.bufferSize) for the surface: \(error)")
+        }
+    }
+
+    /// Runs `body`, which may make the view's EGL context current, and makes the host's EGL
+    /// state current again after.
+    private func keepingHostEGL<E: Error>(_ body: () throws(E) -> Void) throws(E) {
         let before = EGLCurrent.capture()
         defer { if let gl = device as? GLDevice { before.restore(releasing: gl.egl.display) } }
-        try sink.resize(surface)
+        try body()
     }
 
     private func apply(_ event: PlayerEvent) {
@@ -234,12 +243,11 @@ public final class VideoView {
         apply(.resume(.hidden))
         if userPaused && c.current != nil && !surface.needsRedraw { return }
         if !userPaused || c.current == nil { _ = c.advance(now: now) }
-        if let n = incoming, n.isReady { _ = n.advance(now: now) }
         guard let picture = c.picture, surface.needsRedraw || c.serial != shownSerial else { return }
-        let before = EGLCurrent.capture()
-        defer { if let gl = device as? GLDevice { before.restore(releasing: gl.egl.display) } }
         do {
-            try sink.present(picture, settings: settings, on: surface, shared: false, fading: nil) {}
+            try keepingHostEGL { () throws(SinkError) in
+                try sink.present(picture, settings: settings, on: surface, shared: false, fading: nil) {}
+            }
             surface.didDraw()
             shownSerial = c.serial
             c.lastDrawn = now
