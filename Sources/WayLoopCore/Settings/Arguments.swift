@@ -64,26 +64,28 @@ public struct ArgumentCursor {
 /// value when it takes one, and, for those a running instance cannot change, how a hand-over
 /// compares them (Options.unappliable).
 struct ProcessOption: Sendable {
-    /// Its flags; the first is its name.
+    /// Its flags; the first is its name unless `canonical` names another.
     let flags: [String]
+    /// The option it is a short form of (`-v` of `--log-level`), for a hand-over's comparison.
+    var canonical: String?
     /// Reads its value (if it takes one) from the cursor and sets it.
     let apply: @Sendable (inout ArgumentCursor, String, inout Options) throws(UsageError) -> Void
     /// What the running instance has for it, as a hand-over compares it (nil: a hand-over may
     /// change it, or it means nothing to a running instance).
     let shown: (@Sendable (Options) -> String)?
 
-    var name: String { flags[0] }
+    var name: String { canonical ?? flags[0] }
 
     /// A flag that only sets something.
-    static func flag(_ flags: String..., set: @escaping @Sendable (inout Options) -> Void,
+    static func flag(_ flags: String..., of canonical: String? = nil, set: @escaping @Sendable (inout Options) -> Void,
                      shown: (@Sendable (Options) -> String)? = nil) -> ProcessOption {
-        ProcessOption(flags: flags, apply: { _, _, o in set(&o) }, shown: shown)
+        ProcessOption(flags: flags, canonical: canonical, apply: { _, _, o in set(&o) }, shown: shown)
     }
 
     /// An option with a value, converted (nil: refused with `expected`).
     static func value<T>(_ flags: String..., expected: String, _ convert: @escaping @Sendable (String) -> T?,
                          set: @escaping @Sendable (inout Options, T) -> Void, shown: (@Sendable (Options) -> String)? = nil) -> ProcessOption {
-        ProcessOption(flags: flags, apply: { (c: inout ArgumentCursor, flag: String, o: inout Options) throws(UsageError) in
+        ProcessOption(flags: flags, canonical: nil, apply: { (c: inout ArgumentCursor, flag: String, o: inout Options) throws(UsageError) in
             set(&o, try c.value(of: flag, expected: expected, convert))
         }, shown: shown)
     }
@@ -111,7 +113,7 @@ extension Options {
             .value("--name", expected: InstanceName.expected, { InstanceName.isValid($0) ? $0 : nil }, set: { $0.name = $1 }),
             .value("--log-level", expected: "one of error, notice, debug, trace", LogLevel.init(name:), set: { $0.logLevel = $1 },
                    shown: { $0.logLevel.name }),
-            .flag("-v", "--verbose", set: { $0.logLevel = .debug }, shown: { $0.logLevel.name }),
+            .flag("-v", "--verbose", of: "--log-level", set: { $0.logLevel = .debug }, shown: { $0.logLevel.name }),
             .value("--queue-frames", expected: queue.expected, queue.convert, set: { $0.queueFrames = $1 }, shown: { show($0.queueFrames) }),
             .value("--cache-mb", expected: cache.expected, cache.convert, set: { $0.cacheMB = $1 }, shown: { show($0.cacheMB) }),
             .value("--trace-frames", expected: "a file", { $0 }, set: { $0.traceFile = $1 }, shown: { show($0.traceFile) }),

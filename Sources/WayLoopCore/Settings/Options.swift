@@ -459,7 +459,7 @@ public enum OptionParser {
         while let arg = c.current {
             if c.index == 0, let command = try subcommand(arg) { return command }
             if let o = Options.processOption(arg) {
-                if o.shown != nil { options.given.insert(o.name == "-v" ? "--log-level" : o.name) }
+                if o.shown != nil { options.given.insert(o.name) }
                 try o.apply(&c, arg, &options)
                 c.advance()
                 continue
