@@ -101,6 +101,33 @@ struct Image {
     let width: Int, height: Int
     let pixels: [UInt8]
 
+    init(width: Int, height: Int, pixels: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// A PNG's pixels, read by the ffmpeg CLI (a decoder independent of wayloop's).
+    init(png: String) throws {
+        let ppm = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-png-\(UUID().uuidString).ppm").path
+        defer { try? FileManager.default.removeItem(atPath: ppm) }
+        let r = Shell.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", png, "-f", "image2", "-c:v", "ppm", ppm],
+                          timeout: 60)
+        guard r.status == 0 else { throw HarnessError("ffmpeg cannot read \(png): \(r.stderr)") }
+        try self.init(ppm: try Data(contentsOf: URL(fileURLWithPath: ppm)))
+    }
+
+    /// The part of the picture at (x, y), `w` x `h` pixels.
+    func cropped(x: Int, y: Int, width w: Int, height h: Int) -> Image {
+        var out: [UInt8] = []
+        out.reserveCapacity(w * h * 3)
+        for row in y..<(y + h) {
+            let from = (row * width + x) * 3
+            out += pixels[from..<(from + w * 3)]
+        }
+        return Image(width: w, height: h, pixels: out)
+    }
+
     init(ppm data: Data) throws {
         let bytes = [UInt8](data)
         var fields: [String] = []

@@ -58,11 +58,7 @@ final class SnapshotTests: CompositorTestCase {
     private func pixels(_ png: String, w: Int, h: Int) throws -> [UInt8] {
         let probe = Shell.run(["ffprobe", "-v", "error", "-show_entries", "stream=width,height,codec_name", "-of", "csv=p=0", png], timeout: 30)
         XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "png,\(w),\(h)", png)
-        let out = png + ".rgb"
-        let r = Shell.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", png, "-f", "rawvideo",
-                           "-pix_fmt", "rgb24", out], timeout: 30)
-        guard r.status == 0 else { throw HarnessError("ffmpeg cannot read \(png): \(r.stderr)") }
-        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        return try Image(png: png).pixels
     }
 
     private func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
