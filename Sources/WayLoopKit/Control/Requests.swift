@@ -7,11 +7,12 @@ import Glibc
 import WayLoopCore
 
 final class Requests: ControlServerDelegate {
-    private unowned let app: App
+    /// The app, through the intents it offers: Requests reads it and asks, never writes it.
+    private unowned let app: any ControlledApp
     /// Requests answered once the videos they opened are on screen (or failed).
     private(set) var pending: [PendingReply] = []
 
-    init(app: App) { self.app = app }
+    init(app: any ControlledApp) { self.app = app }
 
     func control(_ server: ControlServer, request: ControlRequest, from client: Int) {
         let okReply = JSON.object([("ok", .bool(true))])
@@ -104,7 +105,7 @@ final class Requests: ControlServerDelegate {
         }
         let tag = app.addOverride(entry)
         let pattern: String? = { if case .named(let n) = entry.selector { return n }; return nil }()
-        if let transition { for h in matching(pattern) { h.nextTransition = transition } }
+        if let transition { app.setNextTransition(transition, for: matching(pattern)) }
         let what = entry.video.map { "'\($0)'" } ?? "new settings"
         let target = pattern ?? "every output"
         app.log.notice("\(target): \(what) (wayloop ctl set)")
@@ -206,10 +207,8 @@ final class Requests: ControlServerDelegate {
             app.control?.reply(to: client, e.reply)
             return
         }
-        let home = Sys.env("HOME")
         let previous = app.commandLine
-        app.commandLine.adoptHandOver(parsed, entries: parsed.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) }.resolvingPaths(in: cwd, home: home) },
-                                      configPath: parsed.configPath.map { Paths.absolute($0, in: cwd, home: home) })
+        app.adoptHandOver(parsed, cwd: cwd)
         app.log.notice("arguments handed over by a new start: \(args.joined(separator: " "))")
         if !reload(replyTo: client, success: .object([("ok", .bool(true)), ("message", .string("handed over"))])) {
             app.setCommandLine(previous)
@@ -286,21 +285,9 @@ final class Requests: ControlServerDelegate {
 
     // MARK: Reloads and checks
 
-    /// Checks the files (one error line each) and forgets old failures, so that a file fixed
-    /// since is tried again. Returns the files that failed now.
-    /// `origins`: the entries that named them, for the error line (a config file's line).
+    /// Checks the files, one error line each (the app's intent); the files that failed now.
     func recheck(_ paths: [String], fallbacks: Set<String> = [], origins: Options? = nil) -> [VideoError] {
-        var errors: [VideoError] = []
-        for p in paths where app.videos.clip(p) == nil {
-            app.videos.setFailure(p, nil)
-            // A fallback is one video (what shows when the rest cannot): never a playlist.
-            if let e = fallbacks.contains(p) ? Preflight.check(p) : PlaylistSource.preflight(p, table: &app.videos, log: app.log) {
-                app.log.scoped("video").error(e.line(namedAt: origins?.origin(of: p), home: Sys.env("HOME")))
-                app.videos.setFailure(p, e)
-                errors.append(e)
-            }
-        }
-        return errors
+        app.checkVideos(paths, fallbacks: fallbacks, origins: origins)
     }
 
     /// Reads the config file again (SIGHUP, `ctl reload`, a hand-over). A bad file changes
@@ -384,12 +371,6 @@ final class Requests: ControlServerDelegate {
         if pending.isEmpty { forgetWhatNothingNeeds() }
     }
 
-    /// Bounds what run-time requests leave behind (thousands of `ctl set`s must leave memory
-    /// flat), once no reply is outstanding (a failed switch removes its own override, so
-    /// overrides are only compacted when none can): overrides that later ones shadow entirely,
-    /// and failures of files nothing names any more.
-    private func forgetWhatNothingNeeds() {
-        app.compactOverrides()
-        app.videos.forget(failuresExcept: Set(app.options.allVideos).union(app.playlistItems))
-    }
+    /// Bounds what run-time requests leave behind, once no reply is outstanding.
+    private func forgetWhatNothingNeeds() { app.forgetUnneeded(compacting: true) }
 }
