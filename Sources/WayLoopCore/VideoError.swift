@@ -24,6 +24,12 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
     case decodeFailed(String, reason: String)
     /// A directory or playlist file with nothing playable in it.
     case noVideos(String, directory: Bool, reason: String)
+    /// The video on screen broke while it played: its last picture stays until the file
+    /// changes. `error` is why it broke.
+    indirect case lastPictureKept(VideoError)
+    /// A failure as another process reported it (a status reply or a state event read back by
+    /// `wayloop ctl`): its kind and its line, which is all that crosses the socket.
+    case reported(FailureKind, String)
 
     public var description: String {
         switch self {
@@ -42,6 +48,8 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
             let ext = p.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }
             let why = d ? "" : ext.map { "; read as a playlist because its name ends in .\($0)" } ?? ""
             return "'\(p)': a \(d ? "directory" : "playlist") with no video to play (\(r)\(why))"
+        case .lastPictureKept(let e): return "\(e); showing its last picture until the file changes"
+        case .reported(_, let line): return line
         }
     }
 }
@@ -52,6 +60,8 @@ extension VideoError {
         switch self {
         case .notFound, .nameNotFound: return .resourceNotFound
         case .decodeFailed: return .playbackFailed
+        case .lastPictureKept(let e): return e.failureKind
+        case .reported(let kind, _): return kind
         default: return .invalidResource
         }
     }

@@ -18,7 +18,7 @@
 
 // What it says while it runs: states, status and errors.
 @_exported import struct WayLoopCore.StateEvent
-@_exported import enum WayLoopCore.PlayerState
+@_exported import enum WayLoopCore.VideoPlayerState
 @_exported import enum WayLoopCore.PauseReason
 @_exported import enum WayLoopCore.FailureKind
 @_exported import struct WayLoopCore.OutputStatus

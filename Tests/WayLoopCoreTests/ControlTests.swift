@@ -408,7 +408,7 @@ final class ControlTests: XCTestCase {
             (OutputStatus(name: "DP-2", video: "/v/a.mp4", mode: .tile, state: .paused(.user), position: 0),
              #"{"name":"DP-2","description":"","video":"/v/a.mp4","mode":"tile","state":"paused","reason":"user","position":0,"frames_shown":0,"frames_dropped":0}"#,
              "DP-2: paused (user), /v/a.mp4 (tile), at 0.0 s, 0 frames shown, 0 dropped"),
-            (OutputStatus(name: "HDMI-A-1", video: "/v/x.mp4", mode: nil, state: .failed(.resourceNotFound, "no such file"),
+            (OutputStatus(name: "HDMI-A-1", video: "/v/x.mp4", mode: nil, state: .failed(.reported(.resourceNotFound, "no such file")),
                           framesShown: 3, showing: "202020"),
              #"{"name":"HDMI-A-1","description":"","video":"/v/x.mp4","mode":null,"state":"failed","reason":"resource-not-found","error":"no such file","position":null,"frames_shown":3,"frames_dropped":0,"showing":"202020"}"#,
              "HDMI-A-1: failed (resource-not-found: no such file), /v/x.mp4, 3 frames shown, 0 dropped, showing 202020 instead"),
@@ -453,9 +453,9 @@ final class ControlTests: XCTestCase {
              #"{"event":"state","output":"DP-1","state":"paused","reason":"battery","video":"/v/a.mp4"}"#),
             (StateEvent(output: "DP-1", state: .paused(.hidden), video: "/v/a.mp4"),
              #"{"event":"state","output":"DP-1","state":"paused","reason":"hidden","video":"/v/a.mp4"}"#),
-            (StateEvent(output: "HDMI-A-1", state: .failed(.invalidResource, "not a \"video\""), video: "/v/b.txt"),
+            (StateEvent(output: "HDMI-A-1", state: .failed(.reported(.invalidResource, "not a \"video\"")), video: "/v/b.txt"),
              #"{"event":"state","output":"HDMI-A-1","state":"failed","reason":"invalid-resource","error":"not a \"video\"","video":"/v/b.txt"}"#),
-            (StateEvent(output: "HDMI-A-1", state: .failed(.playbackFailed, "decoder error"), video: "/v/b.mp4"),
+            (StateEvent(output: "HDMI-A-1", state: .failed(.reported(.playbackFailed, "decoder error")), video: "/v/b.mp4"),
              #"{"event":"state","output":"HDMI-A-1","state":"failed","reason":"playback-failed","error":"decoder error","video":"/v/b.mp4"}"#),
         ]
         for (event, text) in cases {
@@ -513,8 +513,8 @@ final class SettingsTableTests: XCTestCase {
 final class StatusNamingTests: XCTestCase {
     func testNaming() {
         let red = RGB(red: 255, green: 0, blue: 0)
-        let failed = PlayerState.failed(.resourceNotFound, "'/v/b.mp4': no such file")
-        let rows: [(what: String, drawn: String?, target: String?, targetFailed: Bool, state: PlayerState, solid: RGB?,
+        let failed = VideoPlayerState.failed(.reported(.resourceNotFound, "'/v/b.mp4': no such file"))
+        let rows: [(what: String, drawn: String?, target: String?, targetFailed: Bool, state: VideoPlayerState, solid: RGB?,
                     video: String?, showing: String?)] = [
             ("playing its target", "/v/a.mp4", "/v/a.mp4", false, .playing, nil, "/v/a.mp4", nil),
             ("a switch under way: still the video drawn", "/v/a.mp4", "/v/b.mp4", false, .playing, nil, "/v/a.mp4", nil),

@@ -25,7 +25,7 @@ final class IntegrationTests: XCTestCase {
             XCTAssertEqual(back, j, "not JSON: \(line)")
         }
         b.video = "/v/a&b <1>.webm"
-        b.state = .failed(.resourceNotFound, "gone")
+        b.state = .failed(.reported(.resourceNotFound, "gone"))
         let j = Waybar.line([a, b])
         XCTAssertEqual(j["text"]?.string, "2 videos")
         XCTAssertEqual(j["class"]?.string, "failed", "failed says most")

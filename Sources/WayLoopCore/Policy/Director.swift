@@ -245,9 +245,9 @@ public enum Director {
             // The video on screen broke and no fallback video can play: its last picture stays
             // (the surface keeps its buffer) until the file or the settings change.
             if want == nil, let active = h.drawn, active.video == target.video, h.hasSurface {
-                return [.event(.fail(e.failureKind, "\(e); showing its last picture until the file changes"))]
+                return [.event(.fail(.lastPictureKept(e)))]
             }
-            fx.append(.event(.fail(e.failureKind, "\(e)")))
+            fx.append(.event(.fail(e)))
         }
         let previous = h.drawn
         var drawn = previous

@@ -75,7 +75,7 @@ public struct OutputStatus: Equatable, Sendable {
     /// How the video is placed; nil: no video.
     public var mode: ScaleMode?
     /// Its player's state.
-    public var state: PlayerState
+    public var state: VideoPlayerState
     /// Seconds into the loop of the frame on screen.
     public var position: Double?
     /// Frames drawn on the output's surface so far.
@@ -109,7 +109,7 @@ public struct OutputStatus: Equatable, Sendable {
     public var surface: SurfaceStatus?
 
     /// A status with the given fields; `decode`, `shownFps` and `pace` start nil.
-    public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: PlayerState,
+    public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: VideoPlayerState,
                 position: Double? = nil, framesShown: Int = 0, framesDropped: Int = 0, showing: String? = nil,
                 renderer: String? = nil, decoder: String? = nil, playlist: PlaylistStatus? = nil, maxFps: Double? = nil,
                 damaged: Double? = nil, costs: FrameCosts? = nil) {
@@ -134,13 +134,13 @@ public struct OutputStatus: Equatable, Sendable {
     public init?(json: JSON) {
         guard let name = json["name"]?.string, let stateName = json["state"]?.string else { return nil }
         let reason = json["reason"]?.string
-        let state: PlayerState
+        let state: VideoPlayerState
         switch stateName {
         case "idle": state = .idle
         case "loading": state = .loading
         case "playing": state = .playing
         case "paused": state = .paused(reason.flatMap(PauseReason.init(rawValue:)) ?? .user)
-        case "failed": state = .failed(reason.flatMap(FailureKind.init(rawValue:)) ?? .playbackFailed, json["error"]?.string ?? "")
+        case "failed": state = .failed(.reported(reason.flatMap(FailureKind.init(rawValue:)) ?? .playbackFailed, json["error"]?.string ?? ""))
         default: return nil
         }
         self.init(name: name, description: json["description"]?.string ?? "", video: json["video"]?.string,
@@ -241,7 +241,7 @@ extension OutputStatus {
     /// while it has failed (the state says why), else the video drawn (or, before any, the
     /// target); `showing` names the fallback colour on screen, or the old video kept because
     /// the switch to the target failed.
-    public static func naming(drawn: String?, target: String?, targetFailed: Bool, state: PlayerState,
+    public static func naming(drawn: String?, target: String?, targetFailed: Bool, state: VideoPlayerState,
                               solid: RGB?) -> (video: String?, showing: String?) {
         let failedState: Bool = { if case .failed = state { return true }; return false }()
         var showing: String?
@@ -309,24 +309,24 @@ public struct StateEvent: Equatable, Sendable {
     /// The output's connector name.
     public var output: String
     /// Its player's new state.
-    public var state: PlayerState
+    public var state: VideoPlayerState
     /// The video it plays; nil: none.
     public var video: String?
     /// Set when the output plays a playlist: every switch sends an event with the new position.
     public var playlist: PlaylistStatus?
     /// An event for `output`, now in `state` with `video`, and its playlist place if it plays one.
-    public init(output: String, state: PlayerState, video: String?, playlist: PlaylistStatus? = nil) {
+    public init(output: String, state: VideoPlayerState, video: String?, playlist: PlaylistStatus? = nil) {
         self.output = output
         self.state = state
         self.video = video
         self.playlist = playlist
     }
 
-    static func stateFields(_ state: PlayerState) -> [(String, JSON)] {
+    static func stateFields(_ state: VideoPlayerState) -> [(String, JSON)] {
         var pairs: [(String, JSON)] = [("state", .string(state.name))]
         switch state {
         case .paused(let r): pairs.append(("reason", .string(r.rawValue)))
-        case .failed(let k, let m): pairs += [("reason", .string(k.rawValue)), ("error", .string(m))]
+        case .failed(let e): pairs += [("reason", .string(e.failureKind.rawValue)), ("error", .string(e.description))]
         default: pairs.append(("reason", .null))
         }
         return pairs

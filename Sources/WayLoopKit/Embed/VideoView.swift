@@ -27,9 +27,9 @@ import WayLoopCore
 public final class VideoView {
     /// What it shows now: loading, playing, paused (by ``pause()``, or hidden: the compositor
     /// stopped asking for frames) or failed.
-    public private(set) var state: PlayerState = .idle
+    public private(set) var state: VideoPlayerState = .idle
     /// Called from ``dispatch()`` when ``state`` changes.
-    public var onStateChange: ((PlayerState) -> Void)?
+    public var onStateChange: ((VideoPlayerState) -> Void)?
     /// The video it plays (resolved like ``Wallpaper/find(_:)``).
     public private(set) var video: String
     /// Why the last ``switchTo(video:)`` did not take, or why the video stopped (nil: none).
@@ -200,7 +200,7 @@ public final class VideoView {
 
     private func fail(_ e: VideoError) {
         lastError = e
-        apply(.fail(e.failureKind, "\(e)"))
+        apply(.fail(e))
     }
 
     /// The decoders' news: a video ready or failed; an incoming one replaces the clip.

@@ -1,5 +1,5 @@
 // The state of one output's player, as explicit states: idle → loading → playing
-// ⇄ paused(reason), and → failed(kind, message). Pure: the shell feeds events and publishes the
+// ⇄ paused(reason), and → failed(error). Pure: the shell feeds events and publishes the
 // transitions this returns (to the debug log, and as events to the control socket's subscribers).
 
 /// Why a player is paused. Ordered as listed: when several hold, the first is reported.
@@ -29,8 +29,8 @@ public enum FailureKind: String, Sendable {
 }
 
 /// The state of one output's player: idle → loading → playing ⇄ paused(reason), and from any
-/// state → failed(kind, message).
-public enum PlayerState: Equatable, Sendable, CustomStringConvertible {
+/// state → failed(error).
+public enum VideoPlayerState: Equatable, Sendable, CustomStringConvertible {
     /// No video assigned.
     case idle
     /// A video is being opened; its first frame is not ready yet.
@@ -39,8 +39,9 @@ public enum PlayerState: Equatable, Sendable, CustomStringConvertible {
     case playing
     /// Loaded but held, for the reason that comes first among those holding it.
     case paused(PauseReason)
-    /// The video cannot be played: what kind of failure, and the error line.
-    case failed(FailureKind, String)
+    /// The video cannot be played: why (its `failureKind` says which of the three kinds, its
+    /// description is the error line).
+    case failed(VideoError)
 
     /// The state without its details, as `ctl status --json`'s `state` gives it.
     public var name: String {
@@ -56,7 +57,7 @@ public enum PlayerState: Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .paused(let r): return "paused (\(r.rawValue))"
-        case .failed(let k, let m): return "failed (\(k.rawValue): \(m))"
+        case .failed(let e): return "failed (\(e.failureKind.rawValue): \(e))"
         default: return name
         }
     }
@@ -67,7 +68,7 @@ public enum PlayerEvent: Equatable, Sendable {
     case load
     /// Its first frame is ready.
     case ready
-    case fail(FailureKind, String)
+    case fail(VideoError)
     case pause(PauseReason)
     case resume(PauseReason)
     /// No video any more (output removed, video unassigned).
@@ -75,7 +76,7 @@ public enum PlayerEvent: Equatable, Sendable {
 }
 
 public struct PlayerStateMachine: Equatable, Sendable {
-    public private(set) var state: PlayerState = .idle
+    public private(set) var state: VideoPlayerState = .idle
     /// Every reason currently holding the player; the first by priority is reported.
     public private(set) var pauseReasons: Set<PauseReason> = []
     private var loaded = false
@@ -83,7 +84,7 @@ public struct PlayerStateMachine: Equatable, Sendable {
     public init() {}
 
     /// Applies an event; returns the new state when it changed.
-    public mutating func apply(_ event: PlayerEvent) -> PlayerState? {
+    public mutating func apply(_ event: PlayerEvent) -> VideoPlayerState? {
         let old = state
         switch event {
         case .load:
@@ -93,9 +94,9 @@ public struct PlayerStateMachine: Equatable, Sendable {
             guard state == .loading else { break }
             loaded = true
             state = settled()
-        case .fail(let kind, let message):
+        case .fail(let error):
             loaded = false
-            state = .failed(kind, message)
+            state = .failed(error)
         case .pause(let r):
             pauseReasons.insert(r)
             if loaded { state = settled() }
@@ -109,7 +110,7 @@ public struct PlayerStateMachine: Equatable, Sendable {
         return state == old ? nil : state
     }
 
-    private func settled() -> PlayerState {
+    private func settled() -> VideoPlayerState {
         pauseReasons.min().map { .paused($0) } ?? .playing
     }
 }
