@@ -2,7 +2,7 @@
 // centred, with a looping video drawn into it by a VideoView. The host owns the connection, the
 // surface and the loop; the view has an event queue of its own and one fd to poll.
 // `Backdrop VIDEO [RENDERER [SECONDS:ACTION]...]`: RENDERER auto, gl or shm; each ACTION (pause,
-// resume, switch=VIDEO, size=WxH, quit) at SECONDS after the start. It runs until killed or quit.
+// resume, switch=VIDEO, size=WxH, quit) at SECONDS after the start. It runs until SIGTERM or quit.
 import CWayland
 import Foundation
 import WayLoopKit
@@ -31,6 +31,8 @@ nonisolated(unsafe) var layerListener = zwlr_layer_surface_v1_listener(
     },
     closed: { data, _ in Unmanaged<Host>.fromOpaque(data!).takeUnretainedValue().closed = true })
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+nonisolated(unsafe) var stopRequested: sig_atomic_t = 0
+signal(SIGTERM) { _ in stopRequested = 1 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let display = wl_display_connect(nil) else { fatalError("no Wayland compositor (WAYLAND_DISPLAY)") }
@@ -61,7 +63,7 @@ var actions = arguments.dropFirst(2).compactMap { a -> (at: Double, what: String
 }
 let start = Date()
 // The host's loop: its own connection and the view's fd in one poll.
-while !host.closed {
+while !host.closed && stopRequested == 0 {
     while wl_display_prepare_read(display) != 0 { wl_display_dispatch_pending(display) }
     wl_display_flush(display)
     var fds = [pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0),
