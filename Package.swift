@@ -13,7 +13,8 @@
 //                decoder threads; what other programs embed (import WayLoopKit and nothing else)
 //   WayLoop      the `wayloop` executable: WayLoopKit's first client, through its public API only
 // Tests: WayLoopCoreTests (tables, no compositor), WayLoopE2ETests (real compositors and clips),
-// WayLoopDocsTests (man pages and completions against the binary), WayLoopTestSupport (shared).
+// WayLoopDocsTests (man pages and completions against the binary), WayLoopKitTests (the library's
+// frames in process), WayLoopTestSupport (shared).
 import PackageDescription
 
 let package = Package(
@@ -57,5 +58,7 @@ let package = Package(
         .testTarget(name: "WayLoopE2ETests", dependencies: ["WayLoopCore", "WayLoopTestSupport"]),
         // The man pages and shell completions against the binary: no compositor.
         .testTarget(name: "WayLoopDocsTests", dependencies: ["WayLoopTestSupport"]),
+        // WayLoopKit's frames-only API in this process, through its public API: no compositor.
+        .testTarget(name: "WayLoopKitTests", dependencies: ["WayLoopKit", "WayLoopTestSupport"]),
     ]
 )

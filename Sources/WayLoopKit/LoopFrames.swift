@@ -77,6 +77,15 @@ public final class LoopFrames {
         }
     }
 
+    /// Bytes of decoded frames its loop cache holds (0 until a pass has been decoded whole, and
+    /// after ``releaseMemory()``).
+    public var cachedBytes: Int { channel.cacheBytes }
+
+    /// Gives back memory, as on a memory warning: the loop stops replaying from memory and is
+    /// decoded each pass again, from the next pass, with no gap in the frames. A `LoopFrames`
+    /// watches nothing itself: call it when your program is told memory is short.
+    public func releaseMemory() { channel.requestCacheDrop() }
+
     /// Why decoding stopped, if it failed after opening (a file broken mid-stream).
     public var error: VideoError? {
         if case .failed(let e) = channel.status { return e }

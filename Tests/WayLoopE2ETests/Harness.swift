@@ -5,17 +5,6 @@ import WayLoopCore
 import WayLoopTestSupport
 import XCTest
 
-extension Repo {
-    /// Test clips, generated once per run into .build/e2e-clips.
-    static let clips: String = {
-        let dir = path(".build/e2e-clips")
-        let r = Shell.run([path("scripts/make-clips"), dir])
-        precondition(r.status == 0, "scripts/make-clips failed: \(r.stderr)")
-        return dir
-    }()
-    static func clip(_ name: String) -> String { clips + "/" + name }
-}
-
 /// A compositor started by scripts/compositor, shared by the tests of one class.
 final class Compositor: @unchecked Sendable {
     let dir: String

@@ -68,34 +68,67 @@ final class LibraryTests: CompositorTestCase {
         XCTAssertFalse(r.stderr.contains("error"), r.stderr)
     }
 
-    /// Runs the Backdrop example (a host's own 320x180 layer surface on the top layer, centred,
-    /// with a VideoView in it) with `arguments` until `done` holds for a screenshot of the
-    /// 640x360 output, then until `then` holds for a later one, and stops it with SIGTERM (its
-    /// clean stop); its stdout lines, whether both held, and its exit status.
-    private func backdrop(_ arguments: [String], until done: (Image) -> Bool, then: (Image) -> Bool = { _ in true },
-                          report: () -> String) throws -> (lines: [String], held: Bool, status: Int32?) {
-        let sway = try compositor()
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-backdrop-\(UUID().uuidString.prefix(8))").path
-        let err = out + ".err"
-        defer { for f in [out, err] { try? FileManager.default.removeItem(atPath: f) } }
-        guard let host = Child([try example("Backdrop")] + arguments, env: sway.env, stdout: out, stderr: err) else {
-            throw HarnessError("cannot start the Backdrop example")
+    /// The Backdrop example (a host's own 320x180 layer surface on the top layer, centred, with
+    /// a VideoView in it), driven by lines on its stdin, a FIFO.
+    private final class Backdrop {
+        let host: Child, sway: Compositor
+        let out: String, err: String, fifo: String
+        private let input: Int32
+
+        init(_ binary: String, _ arguments: [String], on sway: Compositor, env extra: [String: String] = [:]) throws {
+            let base = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-backdrop-\(UUID().uuidString.prefix(8))").path
+            (out, err, fifo, self.sway) = (base + ".out", base + ".err", base + ".in", sway)
+            guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("cannot make a FIFO at \(fifo)") }
+            // Held open for writing (and reading, so that opening it never blocks) while it runs.
+            input = open(fifo, O_RDWR | O_CLOEXEC)
+            guard let host = Child([binary] + arguments, env: sway.env.merging(extra) { $1 }, stdout: out, stderr: err, stdin: fifo) else {
+                throw HarnessError("cannot start the Backdrop example")
+            }
+            self.host = host
         }
-        defer { if host.isRunning { kill(host.pid, SIGKILL); _ = host.wait(timeout: 5) } }
-        func shown(_ check: (Image) -> Bool) -> Bool {
+
+        deinit {
+            if host.isRunning { kill(host.pid, SIGKILL); _ = host.wait(timeout: 5) }
+            close(input)
+            for f in [out, err, fifo] { try? FileManager.default.removeItem(atPath: f) }
+        }
+
+        /// One action, as a line on its stdin.
+        func send(_ action: String) { _ = (action + "\n").withCString { write(input, $0, strlen($0)) } }
+        var lines: [String] { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        var stderr: String { (try? String(contentsOfFile: err, encoding: .utf8)) ?? "" }
+        /// Waits for its line starting with `prefix`.
+        func line(_ prefix: String) -> String? {
+            var found: String?
+            _ = Wait.until(timeout: 20) { found = lines.first { $0.hasPrefix(prefix) }; return found != nil }
+            return found
+        }
+        /// Waits until a screenshot of the 640x360 output passes `check`.
+        func shows(_ check: (Image) -> Bool) -> Bool {
             Wait.until(timeout: 20) {
                 guard let img = try? sway.shot(sway.outputs[0]), img.width == 640, img.height == 360 else { return false }
                 return check(img)
             }
         }
-        let held = shown(done) && shown(then)
-        kill(host.pid, SIGTERM)
-        let status = host.wait(timeout: 30)
-        let stderr = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
-        XCTAssertFalse(stderr.contains("error"), "\(arguments): \(stderr)")
-        XCTAssertTrue(held, "\(arguments): \(report()); \(stderr)")
-        let lines = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-        return (lines, held, status)
+        /// SIGTERM, its clean stop: the exit status.
+        func stop() -> Int32? {
+            kill(host.pid, SIGTERM)
+            return host.wait(timeout: 30)
+        }
+    }
+
+    private func backdrop(_ arguments: [String], env: [String: String] = [:]) throws -> Backdrop {
+        try Backdrop(try example("Backdrop"), arguments, on: try compositor(), env: env)
+    }
+
+    /// The grid aspect-filled inside the host's 320x180 surface (centred on the 640x360
+    /// output), with the compositor's own background around it.
+    private func gridInside(_ cells: [[RGB8]], report: @escaping (String) -> Void) -> (Image) -> Bool {
+        { img in
+            let r = GridPicture.fillReport(img.cropped(x: 160, y: 90, width: 320, height: 180), cells: cells)
+            report(r.report + "; outside \(img.pixel(20, 20))")
+            return r.ok && !cells.joined().contains { $0.close(to: img.pixel(20, 20), tolerance: 12) }
+        }
     }
 
     /// A host's own surface (Examples/Sources/Backdrop), on both renderers: the grid
@@ -105,24 +138,40 @@ final class LibraryTests: CompositorTestCase {
     func testAHostsOwnSurfaceShowsTheVideoOnBothRenderers() throws {
         let cells = try GridPicture.colors()
         for renderer in ["shm", "gl"] {
+            let run = try backdrop([Repo.clip("grid.mp4"), renderer])
             var report = "no screenshot yet"
             var first: [UInt8]?
-            let run = try backdrop([Repo.clip("grid.mp4"), renderer], until: { img in
-                let inside = img.cropped(x: 160, y: 90, width: 320, height: 180)
-                let r = GridPicture.fillReport(inside, cells: cells)
-                report = r.report + "; outside \(img.pixel(20, 20))"
-                first = inside.pixels
-                return r.ok && !cells.joined().contains { $0.close(to: img.pixel(20, 20), tolerance: 12) }
-            }, then: { img in
-                report = "the picture inside never changed after the first that filled"
-                return img.cropped(x: 160, y: 90, width: 320, height: 180).pixels != first
-            }, report: { report })
-            XCTAssertEqual(run.status, 0, "\(renderer): \(run.lines)")
+            let grid = gridInside(cells) { report = $0 }
+            XCTAssertTrue(run.shows { img in first = img.cropped(x: 160, y: 90, width: 320, height: 180).pixels; return grid(img) },
+                          "\(renderer): \(report); \(run.stderr)")
+            XCTAssertTrue(run.shows { $0.cropped(x: 160, y: 90, width: 320, height: 180).pixels != first },
+                          "\(renderer): the picture inside never changed after the first that filled")
+            XCTAssertEqual(run.stop(), 0, "\(renderer): \(run.lines)")
             XCTAssertTrue(run.lines.contains("state playing"), "\(renderer): \(run.lines)")
             let frames = run.lines.last { $0.hasPrefix("frames ") }
             XCTAssertGreaterThanOrEqual(frames.flatMap { Int($0.split(separator: " ")[1]) } ?? 0, 2, "\(renderer): \(run.lines)")
             XCTAssertTrue(frames?.contains("renderer: \(renderer)") == true, "\(renderer): \(run.lines)")
+            XCTAssertFalse(run.stderr.contains("error"), "\(renderer): \(run.stderr)")
         }
+    }
+
+    /// Red inside the host's surface at `size` (centred on the 640x360 output), and not around it.
+    private func redInside(width: Int, height: Int, report: @escaping (String) -> Void) -> (Image) -> Bool {
+        { img in
+            let (x0, y0, x1, y1) = (320 - width / 2, 180 - height / 2, 320 + width / 2 - 1, 180 + height / 2 - 1)
+            let inside = [(x0 + 2, y0 + 2), (x1 - 2, y0 + 2), (x0 + 2, y1 - 2), (x1 - 2, y1 - 2), (320, 180)].map { img.pixel($0.0, $0.1) }
+            let outside = [(x0 - 4, y0 - 4), (x1 + 4, y1 + 4)].map { img.pixel($0.0, $0.1) }
+            report("inside \(inside), outside \(outside)")
+            return inside.allSatisfy { $0.close(to: RGB8(255, 0, 0), tolerance: 24) }
+                && outside.allSatisfy { !$0.close(to: RGB8(255, 0, 0), tolerance: 24) }
+        }
+    }
+
+    private func redClip() throws -> String {
+        let red = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-red-\(getpid()).mp4").path
+        if !FileManager.default.fileExists(atPath: red) { try SolidClip.make(red, colour: "0xFF0000", size: "320x180") }
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: red) }
+        return red
     }
 
     /// The view's controls from the host's loop, on both renderers: paused, no frame is drawn
@@ -130,24 +179,59 @@ final class LibraryTests: CompositorTestCase {
     /// a red clip shows red over all of it (and the compositor's background around it), which
     /// also proves it drew again after the resume.
     func testAHostsViewPausesResizesAndSwitches() throws {
-        let red = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-red-\(getpid()).mp4").path
-        try SolidClip.make(red, colour: "0xFF0000", size: "320x180")
-        defer { try? FileManager.default.removeItem(atPath: red) }
+        let red = try redClip()
+        let cells = try GridPicture.colors()
         for renderer in ["shm", "gl"] {
+            let run = try backdrop([Repo.clip("grid.mp4"), renderer])
             var report = "no screenshot yet"
-            let run = try backdrop([Repo.clip("grid.mp4"), renderer, "1:pause", "2:resume", "3:size=480x270", "3:switch=\(red)"], until: { img in
-                let inside = [(82, 47), (557, 47), (82, 312), (557, 312), (320, 180)].map { img.pixel($0.0, $0.1) }
-                let outside = [(76, 41), (563, 318)].map { img.pixel($0.0, $0.1) }
-                report = "inside \(inside), outside \(outside)"
-                return inside.allSatisfy { $0.close(to: RGB8(255, 0, 0), tolerance: 24) }
-                    && outside.allSatisfy { !$0.close(to: RGB8(255, 0, 0), tolerance: 24) }
-            }, report: { report })
-            let at = { (what: String) in run.lines.first { $0.hasPrefix("\(what) at frames ") }.flatMap { Int($0.split(separator: " ").last!) } }
-            XCTAssertEqual(run.status, 0, "\(renderer): \(run.lines)")
-            XCTAssertNotNil(at("pause"), "\(renderer): \(run.lines)")
-            XCTAssertEqual(at("pause"), at("resume"), "\(renderer): frames drawn while paused: \(run.lines)")
+            XCTAssertTrue(run.shows(gridInside(cells) { report = $0 }), "\(renderer): \(report); \(run.stderr)")
+            run.send("pause")
+            let paused = run.line("pause at frames ")
+            XCTAssertTrue(run.shows { _ in true })   // a screenshot's time for frames to be drawn, if any were
+            run.send("resume")
+            let resumed = run.line("resume at frames ")
+            XCTAssertNotNil(paused, "\(renderer): \(run.lines)")
+            XCTAssertEqual(paused?.split(separator: " ").last, resumed?.split(separator: " ").last, "\(renderer): frames drawn while paused: \(run.lines)")
+            run.send("size=480x270")
+            run.send("switch=\(red)")
+            XCTAssertTrue(run.shows(redInside(width: 480, height: 270) { report = $0 }), "\(renderer): \(report); \(run.stderr)")
+            XCTAssertEqual(run.stop(), 0, "\(renderer): \(run.lines)")
             XCTAssertTrue(run.lines.contains("state paused (user)"), "\(renderer): \(run.lines)")
+            XCTAssertFalse(run.stderr.contains("error"), "\(renderer): \(run.stderr)")
         }
+    }
+
+    /// The view's keep-recent cache and its release under memory pressure: a video switched
+    /// away from is kept, and a switch back takes it from there (the kept one is then the
+    /// other); memory pressure (the tests' FIFO in place of PSI) drops it with one notice, and
+    /// a switch to it afterwards opens it again.
+    func testAHostsViewKeepsRecentVideosUntilMemoryPressure() throws {
+        let red = try redClip(), grid = Repo.clip("grid.mp4")
+        let pressure = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-pressure-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: pressure)
+        XCTAssertEqual(mkfifo(pressure, 0o600), 0)
+        defer { try? FileManager.default.removeItem(atPath: pressure) }
+        let run = try backdrop([grid, "shm"], env: ["WAYLOOP_PRESSURE_FIFO": pressure])
+        let cells = try GridPicture.colors()
+        var report = "no screenshot yet"
+        XCTAssertTrue(run.shows(gridInside(cells) { report = $0 }), "\(report); \(run.stderr)")
+        run.send("switch=\(red)")
+        XCTAssertTrue(run.shows(redInside(width: 320, height: 180) { report = $0 }), "\(report); \(run.stderr)")
+        run.send("switch=\(grid)")
+        XCTAssertTrue(run.shows(gridInside(cells) { report = $0 }), "\(report); \(run.stderr)")
+        run.send("kept")
+        XCTAssertEqual(run.line("kept ["), "kept [\"\(red)\"]", "the grid came back from the kept videos, the red one took its place: \(run.lines)")
+        let fd = open(pressure, O_WRONLY | O_NONBLOCK)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        _ = write(fd, "some\n", 5)
+        close(fd)
+        XCTAssertTrue(Wait.until(timeout: 20) { run.stderr.contains("memory pressure (\(pressure)): dropped 1 recent video(s)") }, run.stderr)
+        run.send("kept")
+        XCTAssertNotNil(run.line("kept []"), "\(run.lines)")
+        run.send("switch=\(red)")
+        XCTAssertTrue(run.shows(redInside(width: 320, height: 180) { report = $0 }), "\(report); \(run.stderr)")
+        XCTAssertEqual(run.stop(), 0, "\(run.lines)")
+        XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
     }
 
     /// Frames only (Examples/Sources/ContactSheet): the first pass of the 30-frame grid clip as

@@ -11,6 +11,15 @@ public enum Repo {
     public static var binary: String {
         ProcessInfo.processInfo.environment["WAYLOOP_BIN"] ?? path(".build/release/wayloop")
     }
+
+    /// Test clips, generated once per run into .build/e2e-clips.
+    public static let clips: String = {
+        let dir = path(".build/e2e-clips")
+        let r = Shell.run([path("scripts/make-clips"), dir])
+        precondition(r.status == 0, "scripts/make-clips failed: \(r.stderr)")
+        return dir
+    }()
+    public static func clip(_ name: String) -> String { clips + "/" + name }
 }
 
 public struct ShellResult {
@@ -49,11 +58,13 @@ public final class Child: @unchecked Sendable {
     public private(set) var exitStatus: Int32?
     public private(set) var signalled = false
 
-    public init?(_ argv: [String], env: [String: String], stdout: String, stderr: String) {
+    /// Starts `argv` with `env`, its output into the files `stdout` and `stderr`, its input from
+    /// `stdin` (a FIFO the caller holds open, for one).
+    public init?(_ argv: [String], env: [String: String], stdout: String, stderr: String, stdin: String = "/dev/null") {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let cArgs = argv.map { strdup($0) } + [nil]

@@ -1,8 +1,9 @@
 // A host with a surface of its own: a 320x180 layer surface on the *top* layer (over windows),
 // centred, with a looping video drawn into it by a VideoView. The host owns the connection, the
 // surface and the loop; the view has an event queue of its own and one fd to poll.
-// `Backdrop VIDEO [RENDERER [SECONDS:ACTION]...]`: RENDERER auto, gl or shm; each ACTION (pause,
-// resume, switch=VIDEO, size=WxH, quit) at SECONDS after the start. It runs until SIGTERM or quit.
+// `Backdrop VIDEO [RENDERER]`: RENDERER auto, gl or shm. Each line on stdin is an action: pause,
+// resume, switch=VIDEO, size=WxH, kept (the videos kept for a switch back), quit. It runs until
+// SIGTERM or quit.
 import CWayland
 import Foundation
 import WayLoopKit
@@ -57,34 +58,40 @@ do {
     exit(1)
 }
 view.onStateChange = { say("state \($0)") }
-var actions = arguments.dropFirst(2).compactMap { a -> (at: Double, what: String)? in
-    let p = a.split(separator: ":", maxSplits: 1)
-    return p.count == 2 ? Double(p[0]).map { ($0, String(p[1])) } : nil
+@MainActor func act(_ what: String) {
+    say("\(what) at frames \(view.framesShown)")
+    switch what {
+    case "pause": view.pause()
+    case "resume": view.resume()
+    case "kept": say("kept \(view.recentVideos)")
+    case "quit": host.closed = true
+    case let w where w.hasPrefix("switch="): do { try view.switchTo(video: String(w.dropFirst(7))) } catch { say("\(error)") }
+    case let w where w.hasPrefix("size="):
+        let wh = w.dropFirst(5).split(separator: "x").compactMap { UInt32($0) }
+        if wh.count == 2 { zwlr_layer_surface_v1_set_size(layer, wh[0], wh[1]); wl_surface_commit(surface) }
+    default: say("unknown action \(what)")
+    }
 }
-let start = Date()
+var input: Int32 = 0, buffered = [UInt8]()
 // The host's loop: its own connection and the view's fd in one poll.
 while !host.closed && stopRequested == 0 {
     while wl_display_prepare_read(display) != 0 { wl_display_dispatch_pending(display) }
     wl_display_flush(display)
     var fds = [pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0),
-               pollfd(fd: view.fileDescriptor, events: Int16(POLLIN), revents: 0)]
-    _ = poll(&fds, 2, 50)
+               pollfd(fd: view.fileDescriptor, events: Int16(POLLIN), revents: 0),
+               pollfd(fd: input, events: Int16(POLLIN), revents: 0)]
+    _ = poll(&fds, 3, 50)
     if fds[0].revents & Int16(POLLIN) != 0 { wl_display_read_events(display) } else { wl_display_cancel_read(display) }
     if wl_display_dispatch_pending(display) < 0 { break }
     if let s = host.size, s != shown { shown = s; view.resize(width: s.width, height: s.height) }
     view.dispatch()
-    while let a = actions.first, Date().timeIntervalSince(start) >= a.at {
-        actions.removeFirst()
-        say("\(a.what) at frames \(view.framesShown)")
-        switch a.what {
-        case "pause": view.pause()
-        case "resume": view.resume()
-        case "quit": host.closed = true
-        case let w where w.hasPrefix("switch="): do { try view.switchTo(video: String(w.dropFirst(7))) } catch { say("\(error)") }
-        case let w where w.hasPrefix("size="):
-            let wh = w.dropFirst(5).split(separator: "x").compactMap { UInt32($0) }
-            if wh.count == 2 { zwlr_layer_surface_v1_set_size(layer, wh[0], wh[1]); wl_surface_commit(surface) }
-        default: say("unknown action \(a.what)")
+    if fds[2].revents != 0 {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let n = read(input, &chunk, chunk.count)
+        if n <= 0 { input = -1 } else { buffered += chunk[..<n] }
+        while let nl = buffered.firstIndex(of: 10) {
+            act(String(decoding: buffered[..<nl], as: UTF8.self))
+            buffered.removeFirst(nl + 1)
         }
     }
 }

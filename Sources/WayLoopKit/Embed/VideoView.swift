@@ -38,12 +38,24 @@ public final class VideoView {
     public let rendererLine: String
     /// Frames committed to the surface so far.
     public var framesShown: Int { surface.framesShown }
+    /// How many videos switched away from stay decoded ahead for a switch back, which then
+    /// shows at once (0: none). With the one on screen, 2 makes the seeds' cache of three.
+    /// Memory pressure empties it (``releaseMemory()``).
+    public var keepRecent = 2 { didSet { trimRecent() } }
+    /// The videos kept for a switch back, the most recent last.
+    public var recentVideos: [String] { recent.map(\.path) }
 
     private var player = PlayerStateMachine()
     private var settings: OutputSettings
     private var clip: Clip?
     /// A video switched to, shown once it has a frame (until then the old one plays on).
     private var incoming: Clip?
+    /// Videos switched away from, kept ready (most recent last; at most `keepRecent`).
+    private var recent: [Clip] = []
+    /// Memory pressure from the kernel (PSI), or the tests' FIFO, looked at in each dispatch;
+    /// when it was last acted on.
+    private let pressure: PressureMonitor?
+    private var lastPressure: Nanos = -PressurePlan.minInterval
     private let wakeup: WakeupFD
     private let timer: Int32
     private let epoll: Int32
@@ -77,6 +89,10 @@ public final class VideoView {
         for fd in [w.fd, t, c.fd] where csys_epoll_add(e, fd) != 0 {
             throw .connection("cannot watch fd \(fd): \(Sys.errnoText())")
         }
+        // Looked at in each dispatch, never added to the epoll fd: a PSI trigger's event is
+        // consumed by the first poll that sees it, and the host's poll of the epoll fd would be
+        // that poll.
+        pressure = PressureMonitor.open(log: log.scoped("memory"))
         connection = c
         wakeup = w
         timer = t
@@ -108,6 +124,7 @@ public final class VideoView {
     deinit {
         clip?.stop()
         incoming?.stop()
+        for c in recent { c.stop() }
         device.releaseSurfaces()
         close(epoll)
         close(timer)
@@ -127,6 +144,14 @@ public final class VideoView {
         }
         wakeup.drain()
         _ = csys_timerfd_drain(timer)
+        if let p = pressure, p.isReady {
+            p.drain()
+            let now = Sys.now()
+            if now - lastPressure >= PressurePlan.minInterval {
+                lastPressure = now
+                releaseMemory(source: p.source)
+            }
+        }
         pollClips()
         draw(now: Sys.now())
         armTimer()
@@ -160,10 +185,49 @@ public final class VideoView {
     /// keeps the old one (``lastError`` says why).
     public func switchTo(video: String) throws(VideoError) {
         let path = Wallpaper.find(video) ?? video
-        if let e = Preflight.check(path) { throw e }
         incoming?.stop()
+        incoming = nil
+        defer { wakeup.signal() }
+        // Back to the one on screen: a switch under way is called off.
+        if path == self.video { return }
+        // A recent one is ready: it shows at the next dispatch.
+        if let i = recent.firstIndex(where: { $0.path == path }) {
+            incoming = recent.remove(at: i)
+            return
+        }
+        if let e = Preflight.check(path) { throw e }
         incoming = try open(path)
-        wakeup.signal()
+    }
+
+    /// Gives back memory, as the seeds do on a memory warning (PressurePlan): the videos kept
+    /// for a switch back go (a switch back opens them again), and the one on screen stops
+    /// replaying its loop from memory (it decodes each pass again, from the next one, with no
+    /// gap). The view does this itself when the kernel reports memory pressure (PSI, looked at in
+    /// each ``dispatch()``, acted on at most once in 10 s); call it on a signal of your own too.
+    public func releaseMemory() { releaseMemory(source: "the host") }
+
+    private func releaseMemory(source: String) {
+        // The clip on screen is never released here (it is seen, or about to be again).
+        let clips = recent + [clip].compactMap { $0 }
+        let plan = PressurePlan.actions(clips.map { c in
+            PressurePlan.Clip(hidden: false, released: c.isReleased, replaying: c.isReplaying, recent: c !== clip, ready: c.isReady)
+        })
+        var dropped = 0, cacheMB = 0
+        for (c, action) in zip(clips, plan) {
+            switch action {
+            case .forget, .release:
+                c.stop()
+                device.forget(clip: c.path)
+                recent.removeAll { $0 === c }
+                dropped += 1
+            case .giveUpCache:
+                cacheMB += c.cacheBytes >> 20
+                c.giveUpLoopCache()
+            case .keep: break
+            }
+        }
+        _ = csys_malloc_trim()
+        log.scoped("memory").notice("memory pressure (\(source)): dropped \(dropped) recent video(s), giving up the loop cache (\(cacheMB) MB) at the next loop")
     }
 
     // MARK: Inside
@@ -175,6 +239,15 @@ public final class VideoView {
             throw .unreadable(path, reason: "cannot start a decoder thread")
         }
         return c
+    }
+
+    /// The oldest recent videos beyond `keepRecent` stop, and their pictures are forgotten.
+    private func trimRecent() {
+        while recent.count > max(0, keepRecent) {
+            let c = recent.removeFirst()
+            c.stop()
+            device.forget(clip: c.path)
+        }
     }
 
     /// The sink's buffers (or EGL window) for the surface's size now; a failure is one line.
@@ -220,8 +293,8 @@ public final class VideoView {
             n.stop()
             incoming = nil
         } else if n.isReady {
-            clip?.stop()
-            if let old = clip { device.forget(clip: old.path) }
+            if let old = clip { recent.append(old) }
+            trimRecent()
             clip = n
             incoming = nil
             video = n.path

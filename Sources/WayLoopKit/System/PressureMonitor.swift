@@ -48,6 +48,12 @@ final class PressureMonitor {
         return PressureMonitor(fd: fd, events: Int16(POLLPRI), source: path, injected: false)
     }
 
+    /// Whether it reports pressure now (a poll that does not wait).
+    var isReady: Bool {
+        var p = pollfd(fd: fd, events: events, revents: 0)
+        return poll(&p, 1, 0) > 0 && p.revents & events != 0
+    }
+
     /// Consumes what made the fd ready (the FIFO's lines; a PSI event has nothing to read).
     func drain() {
         guard injected else { return }
