@@ -533,3 +533,22 @@ final class ConfigReloadTests: XCTestCase {
         }
     }
 }
+
+/// Which pictures several outputs share (Director.sharedPictures), decided once per draw pass.
+final class SharedPicturesTests: XCTestCase {
+    func testSharedPicturesTable() {
+        let a1080 = SharedPicture(video: "/v/a.mp4", width: 1920, height: 1080)
+        let a720 = SharedPicture(video: "/v/a.mp4", width: 1280, height: 720)
+        let b1080 = SharedPicture(video: "/v/b.mp4", width: 1920, height: 1080)
+        let rows: [(what: String, shown: [SharedPicture?], want: Set<SharedPicture>)] = [
+            ("one output: nothing to share", [a1080], []),
+            ("two outputs, one video, one size: shared", [a1080, a1080], [a1080]),
+            ("one video at two sizes: each converted for its own", [a1080, a720], []),
+            ("two videos at one size: nothing shared", [a1080, b1080], []),
+            ("three outputs, two alike: those two", [a1080, b1080, a1080], [a1080]),
+            ("an output with no video (a colour, no buffers) counts for nothing", [a1080, nil, nil], []),
+            ("two pairs: both", [a720, b1080, a720, b1080], [a720, b1080]),
+        ]
+        for r in rows { XCTAssertEqual(Director.sharedPictures(r.shown), r.want, r.what) }
+    }
+}

@@ -384,3 +384,26 @@ public enum Director {
         !started && videos.allSatisfy(unplayable) && !hasFallbackColor
     }
 }
+
+/// A picture that outputs show alike: one video on buffers of one size.
+public struct SharedPicture: Hashable, Sendable {
+    public var video: String
+    public var width: Int, height: Int
+    public init(video: String, width: Int, height: Int) {
+        self.video = video
+        self.width = width
+        self.height = height
+    }
+}
+
+extension Director {
+    /// The pictures that two or more outputs show (`shown`: each output's, nil where it shows
+    /// no video): a device that can convert a frame once for all of them does (GL, at the
+    /// video's display size). Decided once per draw pass, after the configures.
+    public static func sharedPictures(_ shown: [SharedPicture?]) -> Set<SharedPicture> {
+        var seen: Set<SharedPicture> = [], shared: Set<SharedPicture> = []
+        for p in shown.compactMap({ $0 }) where !seen.insert(p).inserted { shared.insert(p) }
+        return shared
+    }
+}
+

@@ -276,7 +276,7 @@ final class App {
             advancePlaylists(now: now)
             if needsReconcile && exitStatus == nil { reconcile() }
             guard exitStatus == nil else { break }
-            for h in heads.values { draw(h, now: now) }
+            drawAll(now: now)
             // A reply waits for the new video's first frame on screen (it is, now, or an output
             // stopped being presented and is not waited for any more).
             requests.resolvePending()

@@ -61,43 +61,53 @@ extension Head {
         return lastFadeDraw + Transition.fadeStep
     }
 
-    /// Applies a configure, notices that it stopped being presented, and draws when the
-    /// schedule says so. `shared`: other outputs of that size show the clip (one conversion).
-    func draw(_ c: HeadClips, now: Nanos, trace: FrameTrace?, shared: (Clip, Size) -> Bool) -> DrawReport {
+    /// Applies a configure that came: the sink's buffers for the new size (a failure drops the
+    /// surface). The first step of each head's draw, before the pass decides what is shared.
+    func configure() -> DrawReport {
         var report = DrawReport()
-        guard let s = surface, let sink else { return report }
-        if s.applyConfigure() {
-            do { try sink.resize(s) } catch {
-                report.failure = "\(error)"
-                dropSurface()
-                return report
-            }
-            s.sinkReady = true
-            report.resized = true
+        guard let s = surface, let sink, s.applyConfigure() else { return report }
+        do { try sink.resize(s) } catch {
+            report.failure = "\(error)"
+            dropSurface()
+            return report
         }
+        s.sinkReady = true
+        report.resized = true
+        return report
+    }
+
+    /// What it shows now, as the pass weighs sharing (nil: no video, or no buffers).
+    var shownPicture: SharedPicture? {
+        guard let d = drawn, solid == nil, let size = surface?.bufferSize, !size.isEmpty else { return nil }
+        return SharedPicture(video: d.video, width: size.width, height: size.height)
+    }
+
+    /// Notices that it stopped being presented, and draws when the schedule says so.
+    /// `shared`: other outputs of that size show the clip, and the device converts it once.
+    func draw(_ c: HeadClips, now: Nanos, trace: FrameTrace?, shared: Bool, report: inout DrawReport) {
+        guard let s = surface, let sink else { return }
         report.hidden = Schedule.isHidden(awaitingFrame: s.awaitingFrame, requestedAt: s.frameRequestedAt, now: now)
-        guard let state = scheduleState(c, now: now), Schedule.mayDraw(state) else { return report }
+        guard let state = scheduleState(c, now: now), Schedule.mayDraw(state) else { return }
         do {
             if let colour = solid {
-                guard s.needsRedraw else { return report }
+                guard s.needsRedraw else { return }
                 try sink.present(colour: colour, on: s)
                 s.didDraw(serial: 0)
                 report.committed = true
-                return report
+                return
             }
             try drawVideo(c, on: s, sink: sink, now: now, trace: trace, shared: shared, report: &report)
         } catch {
-            guard !error.isWaiting else { return report }
+            guard !error.isWaiting else { return }
             // Not a passing state (out of memory, a conversion libswscale refuses): drop the
             // surface rather than retry every pass; the next change of settings makes it again.
             report.failure = "\(error); its surface is removed until its settings change"
             dropSurface()
         }
-        return report
     }
 
     private func drawVideo(_ c: HeadClips, on s: LayerSurface, sink: Sink, now: Nanos, trace: FrameTrace?,
-                           shared: (Clip, Size) -> Bool, report: inout DrawReport) throws(SinkError) {
+                           shared: Bool, report: inout DrawReport) throws(SinkError) {
         guard let settings = drawn, let v = c.drawn, v.isReady else { return }
         let step = Schedule.videoStep(released: v.isReleased, paused: drawPaused, hasFrame: v.current != nil)
         if step.restart {
@@ -109,7 +119,7 @@ extension Head {
         let stepDue = fading != nil && now >= lastFadeDraw + Transition.fadeStep
         guard let frame = v.current, let picture = v.picture,
               Schedule.worthCommit(needsRedraw: s.needsRedraw, frameIsNew: isNew(v), fadeStepDue: stepDue) else { return }
-        try sink.present(picture, settings: settings, on: s, shared: fading == nil && shared(v, s.bufferSize), fading: fading) {
+        try sink.present(picture, settings: settings, on: s, shared: fading == nil && shared, fading: fading) {
             trace?.committing(output: id, name: name, surface: s.wlSurface, frame: frame, at: now)
         }
         s.didDraw(serial: v.serial)
