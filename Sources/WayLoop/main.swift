@@ -19,7 +19,7 @@ case .success(.thumbnail(let command)):
 case .success(.decode(let command)):
     status = WayLoopCommand.decode(command)
 case .success(.ctl(let command)):
-    status = WayLoopCommand.ctl(command)
+    status = ExitStatus(rawValue: Ctl.run(command)) ?? .failure
 case .failure(let e):
     WayLoopCommand.printError("wayloop: error: usage: \(e) (see wayloop --help)")
     status = .usage

@@ -73,6 +73,7 @@ public struct Logger: Sendable {
     public func trace(_ m: @autoclosure () -> String) { log(.trace, m()) }
 }
 
+/// Text made safe to print as one line.
 public enum LineText {
     /// `text` made one line for a terminal or a log (a path with a newline must not turn one
     /// error into two): control characters and DEL written as `\n`, `\t`, `\r` or `\u{1b}`,

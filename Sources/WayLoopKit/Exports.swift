@@ -39,3 +39,8 @@
 @_exported import struct WayLoopCore.CtlCommand
 @_exported import struct WayLoopCore.ThumbnailCommand
 @_exported import struct WayLoopCore.DecodeCommand
+
+// What a client of a running wallpaper sends (WallpaperControl), and how `ctl` prints replies.
+@_exported import enum WayLoopCore.ControlRequest
+@_exported import enum WayLoopCore.Waybar
+@_exported import enum WayLoopCore.LineText

@@ -4,18 +4,25 @@
 
 /// One request to the running instance.
 public enum ControlRequest: Equatable, Sendable {
+    /// Each connected output's status.
     case status
-    /// Pause, resume or toggle one output (by name or description), or every output (nil).
+    /// Pause one output (by name or description), or every output (nil).
     case pause(String?)
+    /// Resume one output, or every output (nil).
     case resume(String?)
+    /// Pause one output, or every output (nil), or resume it if the user paused it.
     case toggle(String?)
-    /// The next or the previous video of the playlist one output (nil: every output) plays.
+    /// The next video of the playlist one output (nil: every output) plays.
     case next(String?)
+    /// The previous video of the playlist one output (nil: every output) plays.
     case prev(String?)
     /// Show a video on an output (`*`: every output); the entry's selector says which.
     case set(OutputEntry)
+    /// Read the config file again.
     case reload
+    /// Stop the wallpaper.
     case quit
+    /// Each output's state now, then every change of state, as lines of events.
     case subscribe
     /// Drop the `ctl set` overrides of one output (nil: of every output, and the playlists'
     /// saved places): it shows what the command line and config file say, and the state file

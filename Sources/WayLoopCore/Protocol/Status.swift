@@ -346,6 +346,7 @@ public struct StateEvent: Equatable, Sendable {
 /// state that says most (failed, paused, loading, playing, idle). Waybar reads text and tooltip
 /// as Pango markup: `&`, `<` and `>` are escaped.
 public enum Waybar {
+    /// The line for `outputs` (write it with `serialized`).
     public static func line(_ outputs: [OutputStatus]) -> JSON {
         func markup(_ s: String) -> String {
             var out = ""

@@ -141,7 +141,7 @@ enum Launch {
                 return .done(.failure)
             case .held(let pid):
                 if cli.replace {
-                    if case .failure(let f) = CtlClient.quit() { log.debug("asking pid \(pid) to quit: \(f)") }
+                    if case .failure(let f) = WallpaperControl.quit() { log.debug("asking pid \(pid) to quit: \(f)") }
                     guard case .acquired(let l) = InstanceLock.acquire(waitSeconds: 10, log: log) else {
                         log.error("the wayloop running on this display (pid \(pid)) did not stop within 10 s; not replacing it")
                         return .done(.alreadyRunning)
@@ -158,7 +158,7 @@ enum Launch {
     /// A second start: hand the arguments to the running instance and report its answer; nil
     /// when it did not answer (unless `final`: then that is the answer).
     private static func handOver(_ arguments: [String], to pid: String, log: Logger, final: Bool) -> ExitStatus? {
-        switch CtlClient.handOver(args: arguments) {
+        switch WallpaperControl.handOver(args: arguments) {
         case .failure(let f):
             guard final else { return nil }
             log.error("another wayloop (pid \(pid)) runs on this display, but its control socket does not answer (\(f)); "

@@ -4,8 +4,8 @@ import Glibc
 import WayLoopCore
 
 /// The `wayloop` command's entry points: the process set-up, a run with the config file, state
-/// file, instance lock and control socket around a ``Wallpaper``, and the `ctl`, `thumbnail` and
-/// `decode` subcommands. A program that embeds a wallpaper needs none of them.
+/// file, instance lock and control socket around a ``Wallpaper``, and the `thumbnail` and
+/// `decode` subcommands (`ctl` is the executable's own, on ``WallpaperControl``). A program that embeds a wallpaper needs none of them.
 public enum WayLoopCommand {
     /// The command line, without the program name.
     public static var arguments: [String] { Array(Sys.arguments.dropFirst()) }
@@ -36,12 +36,6 @@ public enum WayLoopCommand {
         options.entries = options.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) } }
         let log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
         return Launch.run(options: options, arguments: arguments, log: log)
-    }
-
-    /// `wayloop ctl …`: one request to the running instance; its exit status.
-    public static func ctl(_ command: CtlCommand) -> ExitStatus {
-        Sys.instanceName = command.name
-        return ExitStatus(rawValue: CtlClient.run(command)) ?? .failure
     }
 
     /// `wayloop thumbnail …`: a still of a video as an output would show it.

@@ -159,10 +159,11 @@ enum Sys {
 
     /// `RUNTIME/wayloop-DISPLAY.suffix`: this display's lock ("lock") and control socket ("sock").
     /// An absolute WAYLAND_DISPLAY names a socket path: only its last component is used.
-    static func displayFile(_ suffix: String) -> String {
+    /// `instance`: `--name`'s (by default the one this process runs as).
+    static func displayFile(_ suffix: String, instance named: String? = instanceName) -> String {
         let display = env("WAYLAND_DISPLAY") ?? "wayland-0"
         let name = display.split(separator: "/").last.map(String.init) ?? "wayland-0"
-        let instance = instanceName.map { "wayloop-\($0)-" } ?? "wayloop-"
+        let instance = named.map { "wayloop-\($0)-" } ?? "wayloop-"
         return "\(runtimeDirectory ?? "/nonexistent")/\(instance)\(name).\(suffix)"
     }
 
