@@ -9,6 +9,14 @@ public enum DecodeScale {
     /// The factor (≤ 1) for a video of `video` coded pixels, shown turned a quarter (`turned`)
     /// or not, on outputs of these buffer sizes and modes. 1 when no output says.
     public static func factor(video: Size, turned: Bool, outputs: [(size: Size, mode: ScaleMode)]) -> Double {
+        let need = need(video: video, turned: turned, outputs: outputs)
+        return need < threshold ? need : 1
+    }
+
+    /// The share (≤ 1) of the video's size that the outputs sample: the largest any of them
+    /// needs by its mode (one video pixel per output pixel for center and tile). 1 when no
+    /// output says.
+    public static func need(video: Size, turned: Bool, outputs: [(size: Size, mode: ScaleMode)]) -> Double {
         let display = turned ? Size(width: video.height, height: video.width) : video
         guard !display.isEmpty, !outputs.isEmpty else { return 1 }
         var need = 0.0
@@ -20,8 +28,7 @@ public enum DecodeScale {
             default: need = 1
             }
         }
-        guard need > 0, need < threshold else { return 1 }
-        return need
+        return need > 0 ? min(need, 1) : 1
     }
 
     /// libavcodec's `lowres` for a decoder that has it (MJPEG, MPEG-1/2/4 part 2: the IDCT

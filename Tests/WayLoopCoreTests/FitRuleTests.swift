@@ -1,0 +1,78 @@
+// When a fitted copy is worth making (FitRule), one row per case of the rule.
+@testable import WayLoopCore
+import XCTest
+
+final class FitRuleTests: XCTestCase {
+    private let uhd = Size(width: 3840, height: 2160), fhd = Size(width: 1920, height: 1080)
+
+    private func clip(_ size: Size, fps: Double = 30, codec: String = "h264", bits: Int = 8, duration: Double? = 10,
+                      still: Bool = false, free: Bool = false, turned: Bool = false) -> FitRule.Clip {
+        FitRule.Clip(size: size, turned: turned, frameRate: fps, codec: codec, bitDepth: bits, duration: duration,
+                     isStill: still, decodedForFree: free)
+    }
+
+    func testVerdictTable() {
+        typealias T = FitRule.Target
+        let onFHD = [(size: fhd, mode: ScaleMode.fill)]
+        let rows: [(what: String, clip: FitRule.Clip, outputs: [(size: Size, mode: ScaleMode)], cap: Double?, mode: FitMode,
+                    want: FitRule.Verdict)] = [
+            ("2160p H.264 on a 1080p output: 4x the pixels", clip(uhd), onFHD, nil, .auto,
+             .make(T(size: fhd, keepEvery: 1, reasons: [.pixels(4)], expectedCost: 0.25))),
+            ("2160p HEVC Main10 on 1080p: pixels and codec", clip(uhd, codec: "hevc", bits: 10), onFHD, nil, .auto,
+             .make(T(size: fhd, keepEvery: 1, reasons: [.pixels(4), .codec(2.2)], expectedCost: 1 / (4 * 2.2)))),
+            ("1080p60 under a 30 fps cap: every second frame", clip(fhd, fps: 60), onFHD, 30, .auto,
+             .make(T(size: fhd, keepEvery: 2, reasons: [.rate(2)], expectedCost: 0.5))),
+            ("59.94 under 30 is a whole ratio", clip(fhd, fps: 59.94), onFHD, 30, .auto,
+             .make(T(size: fhd, keepEvery: 2, reasons: [.rate(2)], expectedCost: 0.5))),
+            ("50 fps under 30: no whole ratio, nothing to gain at this size", clip(fhd, fps: 50), onFHD, 30, .auto, .keep(.notWorthIt)),
+            ("1080p H.264 on 1080p: nothing to gain", clip(fhd), onFHD, nil, .auto, .keep(.notWorthIt)),
+            ("1440p on 1080p: 1.8x the pixels, under 2x", clip(Size(width: 2560, height: 1440)), onFHD, nil, .auto, .keep(.notWorthIt)),
+            ("the same under always: made anyway", clip(Size(width: 2560, height: 1440)), onFHD, nil, .always,
+             .make(T(size: fhd, keepEvery: 1, reasons: [], expectedCost: 1 / (2560.0 * 1440 / (1920 * 1080))))),
+            ("1080p H.264 on 1080p under always: the copy would be the clip", clip(fhd), onFHD, nil, .always, .keep(.notWorthIt)),
+            ("1080p HEVC Main10 on 1080p: the codec alone", clip(fhd, codec: "hevc", bits: 10), onFHD, nil, .auto,
+             .make(T(size: fhd, keepEvery: 1, reasons: [.codec(2.2)], expectedCost: 1 / 2.2))),
+            ("1080p HEVC (8 bits) on 1080p: under the codec bar", clip(fhd, codec: "hevc"), onFHD, nil, .auto, .keep(.notWorthIt)),
+            ("1080p VP9 on 1080p: under the codec bar", clip(fhd, codec: "vp9"), onFHD, nil, .auto, .keep(.notWorthIt)),
+            ("1080p AV1 (dav1d) on 1080p: cheaper than H.264 here", clip(fhd, codec: "av1"), onFHD, nil, .auto, .keep(.notWorthIt)),
+            ("a codec not measured counts as H.264", clip(fhd, codec: "mpeg4"), onFHD, nil, .auto, .keep(.notWorthIt)),
+            ("off", clip(uhd), onFHD, nil, .off, .keep(.off)),
+            ("a still", clip(uhd, still: true), onFHD, nil, .auto, .keep(.still)),
+            ("decoded in hardware at no CPU cost", clip(uhd, free: true), onFHD, nil, .auto, .keep(.decodedForFree)),
+            ("longer than 10 minutes", clip(uhd, duration: 601), onFHD, nil, .auto, .keep(.tooLong)),
+            ("of unknown length", clip(uhd, duration: nil), onFHD, nil, .auto, .keep(.tooLong)),
+            ("the largest output decides: 2160p on 1080p and 2160p", clip(uhd), [(fhd, .fill), (uhd, .fill)], nil, .auto, .keep(.notWorthIt)),
+            ("fit mode on a portrait output: the whole frame fits its width", clip(uhd), [(Size(width: 1080, height: 1920), .fit)], nil, .auto,
+             .make(T(size: Size(width: 1080, height: 608), keepEvery: 1, reasons: [.pixels(3840.0 * 2160 / (1080 * 608))],
+                     expectedCost: 1080.0 * 608 / (3840 * 2160)))),
+            ("fill on a portrait output: the whole frame, scaled to cover its height", clip(uhd), [(Size(width: 1080, height: 1920), .fill)], nil, .auto,
+             .keep(.notWorthIt)),
+            ("center shows pixels 1:1: nothing to gain", clip(uhd), [(fhd, .center)], nil, .auto, .keep(.notWorthIt)),
+            ("a clip turned a quarter: the coded size scales alike", clip(Size(width: 2160, height: 3840), turned: true), onFHD, nil, .auto,
+             .make(T(size: Size(width: 1080, height: 1920), keepEvery: 1, reasons: [.pixels(4)], expectedCost: 0.25))),
+            ("odd sizes round up to even", clip(uhd), [(Size(width: 1001, height: 563), .fill)], nil, .auto,
+             .make(T(size: Size(width: 1002, height: 564), keepEvery: 1, reasons: [.pixels(3840.0 * 2160 / (1002 * 564))],
+                     expectedCost: 1002.0 * 564 / (3840 * 2160)))),
+        ]
+        for r in rows {
+            let got = FitRule.verdict(r.clip, outputs: r.outputs, cap: r.cap, mode: r.mode)
+            switch (got, r.want) {
+            case (.make(let g), .make(let w)):
+                XCTAssertEqual(g.size, w.size, r.what)
+                XCTAssertEqual(g.keepEvery, w.keepEvery, r.what)
+                XCTAssertEqual(g.reasons.count, w.reasons.count, "\(r.what): \(g.reasons)")
+                for (a, b) in zip(g.reasons, w.reasons) { XCTAssertTrue(Self.close(a, b), "\(r.what): \(g.reasons)") }
+                XCTAssertEqual(g.expectedCost, w.expectedCost, accuracy: 1e-3, r.what)
+            default:
+                XCTAssertEqual(got, r.want, r.what)
+            }
+        }
+    }
+
+    private static func close(_ a: FitRule.Reason, _ b: FitRule.Reason) -> Bool {
+        switch (a, b) {
+        case (.pixels(let x), .pixels(let y)), (.rate(let x), .rate(let y)), (.codec(let x), .codec(let y)): return abs(x - y) < 1e-3
+        default: return false
+        }
+    }
+}
