@@ -153,6 +153,20 @@ _wayloop() {
         esac
         return 0
     fi
+    # wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] | --list | --clean
+    if ((COMP_CWORD >= 2)) && [[ ${COMP_WORDS[1]} == prepare ]]; then
+        case $prev in
+        --size | --max-fps | --quality) ;;
+        *)
+            if [[ $cur == -* ]]; then
+                _wayloop_add_words '--size --max-fps --quality --always --list --clean'
+            else
+                _wayloop_add_videos
+            fi
+            ;;
+        esac
+        return 0
+    fi
     # wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--queue-frames N] [--cache-mb N] [--threads N]
     #                [--json] [-v]
     if ((COMP_CWORD >= 2)) && [[ ${COMP_WORDS[1]} == decode ]]; then
@@ -244,7 +258,7 @@ _wayloop() {
         _wayloop_add_words "$_wayloop_options"
         return 0
     fi
-    ((COMP_CWORD == 1)) && _wayloop_add_words 'ctl thumbnail decode'
+    ((COMP_CWORD == 1)) && _wayloop_add_words 'ctl thumbnail decode prepare'
     _wayloop_add_videos
     return 0
 }

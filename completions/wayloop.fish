@@ -19,7 +19,7 @@ function __wayloop_ctl_first_arg
     test (count $tokens) -eq 3; and test "$tokens[2]" = ctl; and contains -- $tokens[3] $argv
 end
 
-# True when the command line is `wayloop SUB ...` with SUB one of $argv (ctl, thumbnail, decode).
+# True when the command line is `wayloop SUB ...` with SUB one of $argv (ctl, thumbnail, decode, prepare).
 function __wayloop_is
     set -l tokens (commandline -opc)
     test (count $tokens) -ge 2; and contains -- $tokens[2] $argv
@@ -35,7 +35,7 @@ function __wayloop_sub_args
     for t in $tokens[3..-1]
         if test $skip = 1
             set skip 0
-        else if contains -- $t --size --at -m --mode -c --color --dim --hwdec --hwdec-device --frames --queue-frames --cache-mb --threads
+        else if contains -- $t --size --at -m --mode -c --color --dim --hwdec --hwdec-device --frames --queue-frames --cache-mb --threads --max-fps --quality
             set skip 1
         else if not string match -q -- '-?*' $t
             set n (math $n + 1)
@@ -86,7 +86,7 @@ end
 complete -c wayloop -f
 
 # wayloop [OPTIONS] VIDEO
-set -l main 'not __wayloop_is ctl thumbnail decode'
+set -l main 'not __wayloop_is ctl thumbnail decode prepare'
 set -l hwdecs 'auto\t"VA-API, then NVDEC, each once checked against software; else software" no\t"software" vaapi vaapi-copy nvdec-copy'
 complete -c wayloop -n $main -s o -l output -x -a '(__wayloop_outputs)' -d 'Apply the options after it to output NAME'
 complete -c wayloop -n $main -s i -l video -x -a '(__wayloop_videos)' -d 'The video for the current -o scope'
@@ -125,6 +125,7 @@ complete -c wayloop -n $main -s V -l version -d 'Show the version'
 complete -c wayloop -n '__fish_is_first_arg' -a ctl -d 'Talk to the running wayloop'
 complete -c wayloop -n '__fish_is_first_arg' -a thumbnail -d 'Write a still of a video as a PNG'
 complete -c wayloop -n '__fish_is_first_arg' -a decode -d 'Decode a video as fast as it goes and say how'
+complete -c wayloop -n '__fish_is_first_arg' -a prepare -d 'Make fitted copies of videos, list or empty their cache'
 complete -c wayloop -n $main -a '(__wayloop_videos)'
 
 # wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F] [--hwdec H] [--hwdec-device D]
@@ -150,6 +151,16 @@ complete -c wayloop -n $dec -l cache-mb -x -d 'Loop cache budget in MiB (default
 complete -c wayloop -n $dec -l threads -x -d 'Software decoding threads (default 1)'
 complete -c wayloop -n $dec -l json -d 'Print the report as JSON'
 complete -c wayloop -n $dec -s v -d 'The decoder\'s debug lines'
+
+# wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] | prepare --list | prepare --clean
+set -l prep '__wayloop_is prepare'
+complete -c wayloop -n $prep -a '(__wayloop_videos)'
+complete -c wayloop -n $prep -l size -x -d 'The output the copies are for (WxH, default 1920x1080)'
+complete -c wayloop -n $prep -l max-fps -x -d 'The frame-rate cap the copies are for'
+complete -c wayloop -n $prep -l quality -x -d 'x264 CRF, 0 (lossless) to 40 (smallest), default 16'
+complete -c wayloop -n $prep -l always -d 'Make a copy even where the rule finds nothing to gain'
+complete -c wayloop -n $prep -l list -d 'List the fitted copies in the cache'
+complete -c wayloop -n $prep -l clean -d 'Empty the cache'
 
 # wayloop ctl COMMAND
 complete -c wayloop -n __wayloop_ctl_needs_command -a status -d 'State of every output'

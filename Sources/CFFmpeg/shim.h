@@ -43,6 +43,8 @@ static inline size_t avx_frame_bytes(const AVFrame *f) {
 static inline int avx_seek_backward(void) { return AVSEEK_FLAG_BACKWARD; }
 // SWS_BILINEAR is a macro.
 static inline int avx_sws_bilinear(void) { return SWS_BILINEAR; }
+// SWS_BICUBIC is a macro (fitted copies: the sharper downscale, made once).
+static inline int avx_sws_bicubic(void) { return SWS_BICUBIC; }
 // SWS_FULL_CHR_H_INT is a macro.
 static inline int avx_sws_full_chroma(void) { return SWS_FULL_CHR_H_INT; }
 // The log-level constants are macros.

@@ -105,3 +105,8 @@ int csys_timerfd_drain(int fd) {
     unsigned long long expirations = 0;
     return (int)read(fd, &expirations, sizeof expirations);
 }
+
+int csys_sched_idle(void) {
+    struct sched_param p = {0};
+    return sched_setscheduler(0, SCHED_IDLE, &p);
+}

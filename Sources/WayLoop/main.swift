@@ -18,6 +18,8 @@ case .success(.thumbnail(let command)):
     status = WayLoopCommand.thumbnail(command)
 case .success(.decode(let command)):
     status = WayLoopCommand.decode(command)
+case .success(.prepare(let command)):
+    status = WayLoopCommand.prepare(command)
 case .success(.ctl(let command)):
     status = ExitStatus(rawValue: Ctl.run(command)) ?? .failure
 case .failure(let e):

@@ -39,6 +39,7 @@
 @_exported import struct WayLoopCore.CtlCommand
 @_exported import struct WayLoopCore.ThumbnailCommand
 @_exported import struct WayLoopCore.DecodeCommand
+@_exported import struct WayLoopCore.PrepareCommand
 
 // What a client of a running wallpaper sends (WallpaperControl), and how `ctl` prints replies.
 @_exported import enum WayLoopCore.ControlRequest

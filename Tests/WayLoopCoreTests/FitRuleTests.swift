@@ -76,3 +76,43 @@ final class FitRuleTests: XCTestCase {
         }
     }
 }
+
+/// `wayloop prepare`'s command line (PrepareCommand.parse), one row per form and per error.
+final class PrepareCommandTests: XCTestCase {
+    func testParseTable() {
+        func make(_ v: [String], size: Size = PrepareCommand.defaultSize, fps: Double? = nil, q: Int = FitQuality.default, always: Bool = false) -> PrepareCommand {
+            var c = PrepareCommand(action: .make(v))
+            c.size = size
+            c.maxFps = fps
+            c.quality = q
+            c.always = always
+            return c
+        }
+        let good: [([String], PrepareCommand)] = [
+            (["a.mp4"], make(["a.mp4"])),
+            (["a.mp4", "b.mkv"], make(["a.mp4", "b.mkv"])),
+            (["--size", "640x360", "a.mp4", "--max-fps", "30"], make(["a.mp4"], size: Size(width: 640, height: 360), fps: 30)),
+            (["a.mp4", "--quality", "22", "--always"], make(["a.mp4"], q: 22, always: true)),
+            (["--list"], PrepareCommand(action: .list)),
+            (["--clean"], PrepareCommand(action: .clean)),
+        ]
+        for (args, want) in good { XCTAssertEqual(try PrepareCommand.parse(args), want, "\(args)") }
+        let bad: [([String], String)] = [
+            ([], "needs a VIDEO, --list or --clean"),
+            (["--list", "--clean"], "not together"),
+            (["--list", "a.mp4"], "take no VIDEO"),
+            (["a.mp4", "--size", "big"], "a size WxH"),
+            (["a.mp4", "--max-fps", "0"], "a frame rate from 1 to 240"),
+            (["a.mp4", "--quality", "41"], "a quality from 0"),
+            (["a.mp4", "--quality"], "needs a value"),
+            (["a.mp4", "--fast"], "unknown option '--fast'"),
+            ([""], "an empty VIDEO"),
+        ]
+        for (args, says) in bad {
+            XCTAssertThrowsError(try PrepareCommand.parse(args), "\(args)") { e in
+                XCTAssertTrue("\(e)".contains(says), "\(args): \(e)")
+            }
+        }
+        XCTAssertEqual(try OptionParser.parse(["prepare", "--list"]), .prepare(PrepareCommand(action: .list)))
+    }
+}

@@ -17,7 +17,7 @@ final class DocsTests: XCTestCase {
                                              "--hwdec", "--hwdec-device"]
     static let hwdecModes: Set<String> = ["auto", "no", "vaapi", "vaapi-copy", "nvdec-copy"]
     /// The subcommands `wayloop <TAB>` offers besides videos.
-    static let subcommands: Set<String> = ["ctl", "thumbnail", "decode"]
+    static let subcommands: Set<String> = ["ctl", "thumbnail", "decode", "prepare"]
 
     private var scratch = ""
 
@@ -442,6 +442,23 @@ final class DocsTests: XCTestCase {
     private func zshWords(_ out: String, after line: String) -> Set<String> {
         let listing = out.range(of: line).map { String(out[$0.upperBound...]) } ?? out
         return Set(listing.components(separatedBy: .whitespacesAndNewlines).filter { !$0.isEmpty })
+    }
+
+    /// `wayloop prepare -<TAB>` in bash, fish and zsh: the options of its usage line (what the
+    /// binary prints without arguments), and --list and --clean, which go alone.
+    func testPrepareCompletionInEveryShell() throws {
+        let want = subcommandOptions("prepare").union(["--list", "--clean"])
+        XCTAssertTrue(want.isSuperset(of: ["--size", "--max-fps", "--quality", "--always"]), "\(want.sorted())")
+        let b = bash([["wayloop", "prepare", "-"], ["wayloop", "prepare", "x.mp4", "-"]])
+        XCTAssertEqual(b.stderr, "")
+        XCTAssertEqual(replies(b), [want, want], "bash: \(b.stdout)")
+        let f = fish(["wayloop prepare -", "wayloop prepare x.mp4 -"])
+        XCTAssertEqual(f.stderr, "", "fish printed errors")
+        XCTAssertEqual(fishReplies(f)["wayloop prepare -"], want, "fish")
+        XCTAssertEqual(fishReplies(f)["wayloop prepare x.mp4 -"], want, "fish")
+        // Every option starts with "--": zsh inserts that much before it lists them.
+        let z = zshWords(try zshComplete("wayloop prepare --"), after: "wayloop prepare --")
+        XCTAssertTrue(z.isSuperset(of: want), "zsh: \(z.sorted())")
     }
 
     func testZshCompletion() throws {

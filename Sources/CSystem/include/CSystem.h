@@ -43,6 +43,8 @@ const char *csys_av_last_error(void);
  * timerfd (CLOCK_MONOTONIC, non-blocking; -1 on failure) armed `nanos` from now (0 disarms). */
 int csys_epoll_create(void);
 int csys_epoll_add(int epoll_fd, int fd);
+/* This process at SCHED_IDLE (it runs only when nothing else wants the CPU); 0 or -1 (errno). */
+int csys_sched_idle(void);
 int csys_timerfd_create(void);
 int csys_timerfd_arm(int fd, long long nanos);
 int csys_timerfd_drain(int fd);

@@ -36,6 +36,8 @@ public enum Help {
                        [--hwdec H] [--hwdec-device D]
            wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--queue-frames N]
                        [--cache-mb N] [--threads N] [--json] [-v]
+           wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always]
+                       | --list | --clean
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
     compositor with wlr-layer-shell (tested: sway, phoc, KDE Plasma's kwin; documented to
@@ -67,6 +69,14 @@ public enum Help {
     looping) as fast as it can, without a compositor, and says which decode path it took
     and why, the frames per second reached and the CPU per frame: is hardware decoding
     working here, and does this clip keep its rate.
+
+    `wayloop prepare` makes a fitted copy of each VIDEO that is worth one for an output
+    of --size (default 1920x1080) under --max-fps: the whole frame scaled down, every
+    frame kept at its time (1 in N under the cap), re-encoded once as H.264 (x264 CRF
+    --quality, default 16) that costs a fraction to decode, at idle priority, into
+    $XDG_CACHE_HOME/wayloop/fitted (2 GiB at most, least recently used out). --always:
+    wherever the copy differs at all; --list, --clean: the cache. A copy is a re-encode,
+    close to the original but not the same bytes (see wayloop(1), FITTED COPIES).
 
     Options:
       -o, --output NAME     apply the options after it to output NAME (connector such as

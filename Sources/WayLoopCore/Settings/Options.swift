@@ -237,6 +237,8 @@ public enum Command: Equatable, Sendable {
     case thumbnail(ThumbnailCommand)
     /// `wayloop decode ...`: decode a video as playback would, as fast as it can, and report.
     case decode(DecodeCommand)
+    /// `wayloop prepare ...`: make fitted copies of videos by hand, list or empty the cache.
+    case prepare(PrepareCommand)
     /// `-h`, `--help`: print the usage text.
     case help
     /// `-V`, `--version`: print the version.
@@ -405,6 +407,8 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case thumbnail(String)
     /// `wayloop decode` with the wrong arguments.
     case decode(String)
+    /// `wayloop prepare` with the wrong arguments.
+    case prepare(String)
 
     public var description: String {
         switch self {
@@ -416,6 +420,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .ctl(let m): return "ctl: \(m)"
         case .thumbnail(let m): return "thumbnail \(m)"
         case .decode(let m): return "decode \(m)"
+        case .prepare(let m): return "prepare \(m)"
         }
     }
 }
@@ -444,13 +449,14 @@ public enum OptionParser {
         func flush() {
             if scoped || current != OutputEntry(selector: .all) { options.entries.append(current) }
         }
-        /// `ctl`, `thumbnail` and `decode` as the first argument: a subcommand of its own.
+        /// `ctl`, `thumbnail`, `decode` and `prepare` as the first argument: a subcommand of its own.
         func subcommand(_ name: String) throws(UsageError) -> Command? {
             let rest = Array(args.dropFirst())
             if let h = rest.first, h == "-h" || h == "--help" { return .help }
             switch name {
             case "thumbnail": return .thumbnail(try ThumbnailCommand.parse(rest))
             case "decode": return .decode(try DecodeCommand.parse(rest))
+            case "prepare": return .prepare(try PrepareCommand.parse(rest))
             case "ctl": return .ctl(try CtlParser.parse(rest))
             default: return nil
             }

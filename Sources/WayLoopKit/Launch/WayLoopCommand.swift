@@ -43,4 +43,8 @@ public enum WayLoopCommand {
 
     /// `wayloop decode …`: decodes as playback would, as fast as it can, and reports.
     public static func decode(_ command: DecodeCommand) -> ExitStatus { DecodeRun.run(command) }
+
+    /// `wayloop prepare …`: fitted copies made by hand (at idle priority), or the cache listed
+    /// or emptied.
+    public static func prepare(_ command: PrepareCommand) -> ExitStatus { Prepare.run(command) }
 }

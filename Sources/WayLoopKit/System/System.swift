@@ -269,6 +269,11 @@ enum Sys {
 }
 
 extension Sys {
+    /// `text` to stderr as it is (a progress bar's carriage returns).
+    static func writeStderrRaw(_ text: String) {
+        _ = text.withCString { write(2, $0, strlen($0)) }
+    }
+
     static func writeStdout(_ text: String) {
         let line = text.hasSuffix("\n") ? text : text + "\n"
         _ = line.withCString { write(1, $0, strlen($0)) }

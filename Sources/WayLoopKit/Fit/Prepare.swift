@@ -1,0 +1,167 @@
+// `wayloop prepare`: fitted copies made by hand (at idle priority, one thread, with a progress
+// bar on a terminal), the cache listed or emptied. The rule (FitRule) says whether a copy is
+// worth it; `--always` makes one anyway where the copy would differ from the source at all.
+import CFFmpeg
+import CSystem
+import Glibc
+import WayLoopCore
+
+enum Prepare {
+    static func run(_ c: PrepareCommand) -> ExitStatus {
+        av_quiet()
+        guard let cache = FitCache.standard() else {
+            Sys.writeStderr("wayloop: error: prepare: no cache directory (set XDG_CACHE_HOME or HOME)")
+            return .failure
+        }
+        cache.removeStaleParts()
+        switch c.action {
+        case .list: return list(cache)
+        case .clean:
+            let gone = cache.clean()
+            Sys.writeStdout("removed \(gone.count) fitted cop\(gone.count == 1 ? "y" : "ies") (\(megabytes(gone.reduce(0) { $0 + $1.bytes }))) from \(cache.directory)\n")
+            return .ok
+        case .make(let videos):
+            idlePriority()
+            // SIGINT and SIGTERM stop it between two frames: the half-made copy is deleted.
+            let signals = SignalFD(handling: [SIGINT, SIGTERM])
+            defer { signals?.close() }
+            var stopped = false
+            let stop = { () -> Bool in
+                if let s = signals, !s.read().isEmpty { stopped = true }
+                return stopped
+            }
+            var status = ExitStatus.ok
+            for v in videos where !stopped {
+                let s = make(v, c, cache: cache, stop: stop)
+                if s != .ok && status == .ok { status = s }
+            }
+            return status
+        }
+    }
+
+    private static func list(_ cache: FitCache) -> ExitStatus {
+        let all = cache.entries()
+        guard !all.isEmpty else {
+            Sys.writeStdout("no fitted copies in \(cache.directory)\n")
+            return .ok
+        }
+        for e in all.reversed() { Sys.writeStdout("\(megabytes(e.bytes))\t\(e.name)\n") }
+        Sys.writeStdout("\(all.count) in \(cache.directory), \(megabytes(all.reduce(0) { $0 + $1.bytes })) in all\n")
+        return .ok
+    }
+
+    /// SCHED_IDLE: the copy takes only CPU time nothing else wants.
+    private static func idlePriority() {
+        _ = csys_sched_idle()
+    }
+
+    private static func make(_ video: String, _ c: PrepareCommand, cache: FitCache, stop: @escaping () -> Bool) -> ExitStatus {
+        let path = Paths.absolute(Wallpaper.find(video) ?? video, in: Sys.currentDirectory, home: Sys.env("HOME"))
+        if let e = Preflight.check(path) {
+            Sys.writeStderr("wayloop: error: prepare: \(e)")
+            return .badVideo
+        }
+        let clip: FitRule.Clip
+        do { clip = try facts(path) } catch {
+            Sys.writeStderr("wayloop: error: prepare: \(error)")
+            return .badVideo
+        }
+        let verdict = FitRule.verdict(clip, outputs: [(c.size, .fill)], cap: c.maxFps, mode: c.always ? .always : .auto)
+        guard case .make(let target) = verdict else {
+            if case .keep(let why) = verdict { Sys.writeStdout("'\(path)': no copy made: \(describe(why, clip: clip, c))\n") }
+            return .ok
+        }
+        do {
+            let key = try FitCache.key(source: path, size: target.size, keepEvery: target.keepEvery, quality: c.quality)
+            if let found = cache.lookup(key, notice: { Sys.writeStderr("wayloop: notice: \($0)") }) {
+                Sys.writeStdout("'\(path)': already prepared: \(found)\n")
+                return .ok
+            }
+            try cache.ensureDirectory()
+            let bar = ProgressBar(label: (path.split(separator: "/").last.map(String.init) ?? path))
+            let report = try FittedCopy.make(source: path, size: target.size, keepEvery: target.keepEvery, quality: c.quality,
+                                             output: cache.path(key), tag: key.tag, progress: bar.show, stop: stop)
+            bar.end()
+            for e in cache.evict(toFit: FitCache.defaultMaxBytes, keeping: cache.path(key)) {
+                Sys.writeStdout("removed the least recently used copy \(e.name) (the cache holds at most \(megabytes(FitCache.defaultMaxBytes)))\n")
+            }
+            Sys.writeStdout("'\(path)': \(clip.size) → \(target.size)" + (target.keepEvery > 1 ? ", 1 frame in \(target.keepEvery)" : "")
+                + ", \(report.framesWritten) frames, \(megabytes(report.bytes)), made in \(String(format1: report.cpuSeconds)) CPU-s; "
+                + "decoding it should cost about \(String(format1: target.expectedCost * 100))% of the original: \(cache.path(key))\n")
+            return .ok
+        } catch {
+            if error.stopped {
+                Sys.writeStderr("wayloop: notice: prepare: stopped on a signal; nothing of '\(path)' is kept")
+                return .ok
+            }
+            Sys.writeStderr("wayloop: error: prepare: \(error)")
+            return .failure
+        }
+    }
+
+    /// What the rule needs to know of the file at `path`.
+    static func facts(_ path: String) throws(VideoError) -> FitRule.Clip {
+        let input = try VideoInput.open(path)
+        var f: UnsafeMutablePointer<AVFormatContext>? = input.format
+        defer { avformat_close_input(&f) }
+        let st = input.stream.pointee
+        let par = st.codecpar.pointee
+        let codec = String(cString: avcodec_get_name(par.codec_id))
+        let depth = Int(avx_pix_fmt_depth(AVPixelFormat(rawValue: par.format)))
+        let rate = av_q2d(st.avg_frame_rate) > 0 ? av_q2d(st.avg_frame_rate) : av_q2d(st.r_frame_rate)
+        let duration = st.duration > 0 ? Double(st.duration) * av_q2d(st.time_base)
+            : input.format.pointee.duration > 0 ? Double(input.format.pointee.duration) / 1e6 : nil
+        let stills: Set<String> = ["gif", "png", "apng", "webp", "bmp", "tiff", "jpegls"]
+        let orientation = Decoder.orientation(of: input.stream)
+        return FitRule.Clip(size: Size(width: Int(par.width), height: Int(par.height)), turned: orientation.rotation % 180 != 0,
+                            frameRate: rate, codec: codec, bitDepth: max(8, depth), duration: duration,
+                            isStill: stills.contains(codec) || st.nb_frames == 1)
+    }
+
+    private static func describe(_ why: FitRule.Skip, clip: FitRule.Clip, _ c: PrepareCommand) -> String {
+        switch why {
+        case .off: return "--fit off"
+        case .still: return "a still picture or an animated image"
+        case .decodedForFree: return "decoded in hardware at no CPU cost"
+        case .tooLong: return "longer than \(Int(FitRule.maxDuration / 60)) minutes (or of unknown length)"
+        case .notWorthIt:
+            return "\(clip.size) at \(String(format1: clip.frameRate)) fps on \(c.size)" + (c.maxFps.map { " under --max-fps \(String(format1: $0))" } ?? "")
+                + " is not worth a copy (add --always to make one anyway)"
+        }
+    }
+
+    private static func megabytes(_ bytes: Int) -> String { "\(String(format1: Double(bytes) / 1_048_576)) MiB" }
+}
+
+/// A progress bar on stderr when it is a terminal (nothing otherwise): the share done and the
+/// time left at the pace so far.
+final class ProgressBar {
+    private let label: String
+    private let started = Sys.now()
+    private let shown = isatty(2) == 1
+    private var lastDraw: Nanos = 0
+
+    init(label: String) { self.label = label }
+
+    func show(_ done: Double) {
+        guard shown else { return }
+        let now = Sys.now()
+        guard now - lastDraw >= 200_000_000 || done >= 1 else { return }
+        lastDraw = now
+        let width = 30, filled = Int(done * Double(width))
+        let elapsed = Double(now - started) / 1e9
+        let left = done > 0.02 ? " \(Int((elapsed / done - elapsed).rounded())) s left" : ""
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        Sys.writeStderrRaw("\r\(label) [\(bar)] \(Int(done * 100))%\(left)   ")
+    }
+
+    func end() { if shown { Sys.writeStderrRaw("\n") } }
+}
+
+extension String {
+    /// `v` with one decimal.
+    init(format1 v: Double) {
+        let r = (v * 10).rounded() / 10
+        self = r == r.rounded() ? "\(Int(r)).0" : "\(r)"
+    }
+}
