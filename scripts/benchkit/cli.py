@@ -65,6 +65,11 @@ def add_only_options(ap):
                          f"{NOISE_CLIP} (full motion) and {MAIN_CLIP}, each with damage (the default) and with "
                          f"{DAMAGE_ENV}=off in wayloop's environment (every frame drawn whole); a "
                          f"full run has them too")
+    ap.add_argument("--only-fit", action="store_true",
+                    help="run only the fitted-copy cases (every renderer, one 1920x1080 output): 2160p30 HEVC "
+                         "Main10, 2160p30 H.264 and 1080p60 under --max-fps 30, each played as it is and as "
+                         "its copy from `wayloop prepare`, with the copy's one-time CPU, size and PSNR; a full "
+                         "run has them too")
     ap.add_argument("--only-scaling", action="store_true",
                     help=f"run only the --scaling cases (shm): {SCALING_CLIP} on one 1920x1080 output scaled by "
                          f"the client and by the compositor (totals, client + compositor CPU), and "
@@ -105,7 +110,7 @@ def names(ap, value, known, what):
 def check_only_mpv(ap, a):
     if a.only_mpv and (a.no_mpv or a.quick):
         ap.error("--only-mpv runs nothing with --no-mpv or --quick")
-    if a.only_mpv and (a.only_caps or a.only_damage or a.only_scaling):
+    if a.only_mpv and (a.only_caps or a.only_damage or a.only_scaling or a.only_fit):
         ap.error("--only-mpv runs no wayloop case: not with --only-caps or --only-damage")
 
 

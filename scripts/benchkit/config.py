@@ -49,6 +49,10 @@ CLIP_GRAPH = {
 }
 # --max-fps cases: (clip, cap)
 CAP_CASES = [("h264bf-1080p60", 30), ("h264bf-1080p30", 10)]
+# Fitted copies (`wayloop prepare`, for the 1920x1080 output): (clip, cap in force or None)
+FIT_CASES = [("hevc10-2160p30", None), ("h264-2160p30", None), ("h264bf-1080p60", 30)]
+# client CPU of the copy over the original's (same run), and the copies' PSNR floor
+FIT_TARGETS = {"hevc10-2160p30": 0.2, "h264-2160p30": 0.35, "psnr_min": 40.0}
 REFRESH_S = 1 / 60  # sway's headless outputs
 ALL_CLIPS = list(CLIPS)
 MAIN_CLIP = "h264-1080p30"

@@ -185,6 +185,17 @@ def damage(results):
     return out
 
 
+def fit(results):
+    out = []
+    for r, f in (results.get("fit") or {}).items():
+        for clip, x in f.items():
+            cap = f" at --max-fps {x['cap']}" if x.get("cap") else ""
+            out.append(f"{r}: fitted copy of {clip}{cap}: client {fmt(x['client_ratio'], '{:.3f}')}x the original's, "
+                       f"compositor {fmt(x['compositor_ratio'], '{:.3f}')}x; made once in {x['make_cpu_s']} CPU-s; "
+                       f"{x['copy_mb']} MiB (source {x['source_mb']} MiB); PSNR y {fmt(x['psnr_y'])} dB")
+    return out
+
+
 def switch_fade_long(results):
     out = []
     for r, sw in (results.get("switch") or {}).items():
@@ -224,7 +235,7 @@ def report_lines(results):
     """The report of RESULTS (a results.json with its ratios and targets), line by line."""
     return (header(results) + cases_table(results) + mpv_table(results) + floor_table(results)
             + output_ratios(results) + startup_and_caps(results) + frame_costs(results) + scaling(results)
-            + damage(results) + switch_fade_long(results) + target_lines(results))
+            + damage(results) + fit(results) + switch_fade_long(results) + target_lines(results))
 
 
 def print_table(results):

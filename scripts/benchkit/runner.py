@@ -12,7 +12,8 @@ from .cases import damage_clips, measure_caps, measure_damage, measure_scaling, 
 from .chartcheck import draw_chart_file
 from .clips import prepare_clips
 from .compositor import compositor_start, compositor_stop
-from .config import CAP_CASES, CLIPS, FADE_S, LOOP_CLIP, MAIN_CLIP, SCALING_CLIP, SWITCH_CLIP, log
+from .fit import measure_fit
+from .config import CAP_CASES, CLIPS, FADE_S, FIT_CASES, LOOP_CLIP, MAIN_CLIP, SCALING_CLIP, SWITCH_CLIP, log
 from .procs import tool_version
 from .references import measure_floor, measure_mpv
 from .report import print_table
@@ -28,7 +29,7 @@ def new_results(args, argv, wayloop, renderers, mpv_status):
         "command": "scripts/bench " + " ".join(shlex.quote(a) for a in argv),
         "config": {"window_s": args.window, "warmup_s": args.warmup, "long_s": args.long,
                    "quick": args.quick, "only_mpv": args.only_mpv, "only_caps": args.only_caps,
-                   "only_damage": args.only_damage, "only_scaling": args.only_scaling, "clips": args.clip_list,
+                   "only_damage": args.only_damage, "only_scaling": args.only_scaling, "only_fit": args.only_fit, "clips": args.clip_list,
                    "renderers_requested": args.renderer_list, "renderers": renderers,
                    "mpv_vos": [] if mpv_status else args.mpv_vo_list},
         "host": {"cpus": os.cpu_count(), "kernel": os.uname().release,
@@ -39,7 +40,7 @@ def new_results(args, argv, wayloop, renderers, mpv_status):
         "loadavg_start": os.getloadavg(),
         "clips": {}, "cases": {}, "floor": {},
         "mpv": mpv_status or {vo: {} for vo in args.mpv_vo_list}, "long": None, "switch": None,
-        "fade": None, "damage": None, "scaling": None,
+        "fade": None, "damage": None, "scaling": None, "fit": None,
     }
 
 
@@ -48,23 +49,26 @@ def plan(args, renderers, mpv_status):
     groups of cases, and the clips they need."""
     full = renderers[:1] if args.quick else renderers
     # --only-caps, --only-damage, --only-scaling (any of them): those cases alone
-    only = args.only_caps or args.only_damage or args.only_scaling
+    only = args.only_caps or args.only_damage or args.only_scaling or args.only_fit
     p = SimpleNamespace(
         renderers=renderers, full=full, only=only, mpv_status=mpv_status,
         # --scaling is the shm renderer's
         scaling=(args.only_scaling or not only) and not args.quick and "shm" in full,
         caps=args.only_caps or (not only and not args.quick and not args.only_mpv and bool(full)),
-        damage=(args.only_damage or not only) and bool(full))
+        damage=(args.only_damage or not only) and bool(full),
+        fit=(args.only_fit or not only) and not args.quick and not args.only_mpv and bool(full))
     if only:
         p.clips = (([c for c, _ in CAP_CASES] if args.only_caps else [])
                    + (damage_clips(args) if args.only_damage else [])
-                   + ([SCALING_CLIP, MAIN_CLIP] if args.only_scaling else []))
+                   + ([SCALING_CLIP, MAIN_CLIP] if args.only_scaling else [])
+                   + ([c for c, _ in FIT_CASES] if args.only_fit else []))
     else:
         p.clips = list(dict.fromkeys(([] if args.only_mpv else [MAIN_CLIP]) + args.clip_list
                                      + ([] if args.only_mpv else [SWITCH_CLIP])
                                      + ([c for c, _ in CAP_CASES] if p.caps else [])
                                      + (damage_clips(args) if p.damage else [])
-                                     + ([SCALING_CLIP] if p.scaling else [])))
+                                     + ([SCALING_CLIP] if p.scaling else [])
+                                     + ([c for c, _ in FIT_CASES] if p.fit else [])))
     return p
 
 
@@ -135,6 +139,8 @@ def run_one_output(b, results, p):
         results["startup"] = {r: measure_startup(b, cenv, r) for r in p.full}
     for ci, name in enumerate([] if p.only else args.clip_list):
         run_clip(b, cenv, results, p, ci, name)
+    if p.fit:
+        results["fit"] = {r: measure_fit(b, cenv, r, cases) for r in p.full}
     if p.damage:
         # after the clips: --quick's cinemagraph is set against their 1out case
         results["damage"] = {r: measure_damage(b, cenv, r, cases) for r in p.full}

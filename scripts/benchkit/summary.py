@@ -1,7 +1,7 @@
 """Ratios and target checks over a run's results (results.json's ratios and targets)."""
 
 from .cases import damage_key
-from .config import (ALL_CLIPS, CAP_TARGETS, CLIP_2160P, DAMAGE_CLIP, DAMAGE_TARGETS, LOOP_CLIP,
+from .config import (ALL_CLIPS, CAP_TARGETS, CLIP_2160P, DAMAGE_CLIP, DAMAGE_TARGETS, FIT_TARGETS, LOOP_CLIP,
                      MAIN_CLIP, NOISE_CLIP, SCALING_CLIP, SCALING_TARGETS, STARTUP_TARGET_MS, TARGETS)
 
 
@@ -259,6 +259,18 @@ def check_scaling_and_startup(ck, results):
                st["first_frame_ms_median"], "<=", STARTUP_TARGET_MS.get(r))
 
 
+def check_fit(ck, results):
+    """Fitted copies: the copy's client CPU over the original's, same run; the PSNR floor."""
+    cases = results["cases"]
+    for r, f in (results.get("fit") or {}).items():
+        for clip, x in f.items():
+            what = f"{clip}" + (f" at --max-fps {x['cap']}" if x.get("cap") else "")
+            ck.add(f"{r}: client CPU fitted copy / original ({what}, 1920x1080 output)", x["client_ratio"], "<=",
+                   FIT_TARGETS.get(clip), None if clip in FIT_TARGETS else "no target",
+                   note=comparable(cases, x["copy"], x["original"]) if not x.get("cap") else None)
+            ck.add(f"{r}: luma PSNR of the copy ({clip}), dB", x["psnr_y"], ">=", FIT_TARGETS["psnr_min"])
+
+
 def summarize(results):
     """Ratios and target checks (CPU scaled to 20 s), per renderer: results' ratios and targets."""
     results["ratios"] = all_ratios(results)
@@ -269,4 +281,5 @@ def summarize(results):
     check_caps(ck, results)
     check_damage(ck, results)
     check_scaling_and_startup(ck, results)
+    check_fit(ck, results)
     results["targets"] = list(ck)

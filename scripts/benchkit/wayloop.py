@@ -128,11 +128,13 @@ def cost_breakdown(c0, c1):
     return out
 
 
-def measure_wayloop(b, cenv, clip_name, tag, renderer, cover_dir=None, extra=(), cap=None, env=None):
+def measure_wayloop(b, cenv, clip_name, tag, renderer, cover_dir=None, extra=(), cap=None, env=None,
+                    path=None, frames=None):
     """One wayloop case (key TAG, e.g. shm/1out-h264-1080p30) with RENDERER. cover_dir: cover the
-    output after the warm-up (hidden case). env: wayloop's environment, as start_wayloop's."""
+    output after the warm-up (hidden case). env: wayloop's environment, as start_wayloop's.
+    path, frames: another file than the clip's own (a fitted copy of it), with its frame count."""
     argv = renderer_argv(renderer)
-    p, trace, errlog, t_exec = start_wayloop(b, cenv, clip_path(clip_name), case_file_tag(tag),
+    p, trace, errlog, t_exec = start_wayloop(b, cenv, path or clip_path(clip_name), case_file_tag(tag),
                                              (*argv, *extra), env)
     first = wait_first_frame(p, trace, errlog)
     time.sleep(b.args.warmup)
@@ -147,12 +149,13 @@ def measure_wayloop(b, cenv, clip_name, tag, renderer, cover_dir=None, extra=(),
     if cover_dir:
         cover(cover_dir, "uncover")
     finish_wayloop(p, errlog)
-    per_out = analyse(lines, cenv["OUTPUTS"], elapsed, clip_frames(clip_name))
+    per_out = analyse(lines, cenv["OUTPUTS"], elapsed, frames or clip_frames(clip_name))
     if not cover_dir and not any(v["presented"] for v in per_out.values()):
         raise Broken(f"wayloop presented no frame during the {b.args.window:.0f} s window ({tag})")
     # commits: the frames wayloop presented in the window (every output, repeats included)
     commits = sum(v["presented"] for v in per_out.values())
     res = {"case": tag, "renderer": renderer, "renderer_argv": list(argv), "clip": clip_name,
+           **({"file": path} if path else {}),
            "outputs": len(cenv["OUTPUTS"]), "window_s": round(elapsed, 2),
            "client_cpu_s": cpu["client"], "compositor_cpu_s": cpu["compositor"],
            "commits": commits, "compositor_ms_per_commit": per_commit_ms(cpu["compositor"], commits),
