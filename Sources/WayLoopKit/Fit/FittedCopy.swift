@@ -222,8 +222,15 @@ private final class FitJob {
         guard let enc = encoder else { return }
         avcodec_send_frame(enc, nil)
         try receivePackets(final: true)
-        let rc = av_write_trailer(output)
+        var rc = av_write_trailer(output)
         guard rc >= 0 else { throw fail("cannot finish the copy", rc) }
+        // The file's last bytes are written when it closes: a full disk is said here, or never.
+        if let out = output, out.pointee.pb != nil {
+            let failed = out.pointee.pb.pointee.error
+            rc = avio_closep(&out.pointee.pb)
+            if failed < 0 { rc = failed }
+            guard rc >= 0 else { throw FitError("cannot write the copy '\(part)': \(AVError.text(rc))") }
+        }
         progress(1)
     }
 
