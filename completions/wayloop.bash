@@ -153,13 +153,13 @@ _wayloop() {
         esac
         return 0
     fi
-    # wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] | --list | --clean
+    # wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] [--on-battery] | --list | --clean
     if ((COMP_CWORD >= 2)) && [[ ${COMP_WORDS[1]} == prepare ]]; then
         case $prev in
         --size | --max-fps | --quality) ;;
         *)
             if [[ $cur == -* ]]; then
-                _wayloop_add_words '--size --max-fps --quality --always --list --clean'
+                _wayloop_add_words '--size --max-fps --quality --always --on-battery --list --clean'
             else
                 _wayloop_add_videos
             fi

@@ -152,13 +152,14 @@ complete -c wayloop -n $dec -l threads -x -d 'Software decoding threads (default
 complete -c wayloop -n $dec -l json -d 'Print the report as JSON'
 complete -c wayloop -n $dec -s v -d 'The decoder\'s debug lines'
 
-# wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] | prepare --list | prepare --clean
+# wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] [--on-battery] | prepare --list | prepare --clean
 set -l prep '__wayloop_is prepare'
 complete -c wayloop -n $prep -a '(__wayloop_videos)'
 complete -c wayloop -n $prep -l size -x -d 'The output the copies are for (WxH, default 1920x1080)'
 complete -c wayloop -n $prep -l max-fps -x -d 'The frame-rate cap the copies are for'
 complete -c wayloop -n $prep -l quality -x -d 'x264 CRF, 0 (lossless) to 40 (smallest), default 16'
 complete -c wayloop -n $prep -l always -d 'Make a copy even where the rule finds nothing to gain'
+complete -c wayloop -n $prep -l on-battery -d 'Make copies on battery too'
 complete -c wayloop -n $prep -l list -d 'List the fitted copies in the cache'
 complete -c wayloop -n $prep -l clean -d 'Empty the cache'
 

@@ -93,6 +93,7 @@ final class PrepareCommandTests: XCTestCase {
             (["a.mp4", "b.mkv"], make(["a.mp4", "b.mkv"])),
             (["--size", "640x360", "a.mp4", "--max-fps", "30"], make(["a.mp4"], size: Size(width: 640, height: 360), fps: 30)),
             (["a.mp4", "--quality", "22", "--always"], make(["a.mp4"], q: 22, always: true)),
+            (["a.mp4", "--on-battery"], { var c = make(["a.mp4"]); c.onBattery = true; return c }()),
             (["--list"], PrepareCommand(action: .list)),
             (["--clean"], PrepareCommand(action: .clean)),
         ]
@@ -116,3 +117,21 @@ final class PrepareCommandTests: XCTestCase {
         XCTAssertEqual(try OptionParser.parse(["prepare", "--list"]), .prepare(PrepareCommand(action: .list)))
     }
 }
+
+/// When the making of a copy waits (FitPace), and PSI's CPU line read.
+final class FitPaceTests: XCTestCase {
+    func testHoldTable() {
+        let rows: [(what: String, battery: Bool, allowed: Bool, cpu: Double?, want: FitPace.Hold?)] = [
+            ("mains, idle CPUs: goes on", false, false, 3.2, nil),
+            ("on battery: waits", true, false, 0, .onBattery),
+            ("on battery, --on-battery: goes on", true, true, 0, nil),
+            ("CPUs busy half the time: waits", false, false, 50, .cpuBusy(50)),
+            ("CPUs busy, on battery, --on-battery: waits for the CPUs", true, true, 80, .cpuBusy(80)),
+            ("no PSI: goes on", false, false, nil, nil),
+        ]
+        for r in rows { XCTAssertEqual(FitPace.hold(onBattery: r.battery, allowedOnBattery: r.allowed, cpuSomeAvg10: r.cpu), r.want, r.what) }
+        XCTAssertEqual(FitPace.someAvg10("some avg10=12.50 avg60=3.00 avg300=1.00 total=123\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"), 12.5)
+        XCTAssertNil(FitPace.someAvg10("garbage"))
+    }
+}
+

@@ -16,10 +16,17 @@ final class PrepareTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(atPath: cacheHome) }
 
-    private func prepare(_ args: [String], cache: String? = nil, timeout: Double = 120) -> ShellResult {
+    /// The environment of a run: its own cache, and no power supplies at all (mains, as far as
+    /// it can tell), so that the machine's own battery never holds a test up.
+    private func environment(cache: String? = nil) -> [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["XDG_CACHE_HOME"] = cache ?? cacheHome
-        return Shell.run([Repo.binary, "prepare"] + args, env: env, timeout: timeout)
+        env["WAYLOOP_POWER_SUPPLY_DIR"] = cacheHome + "-no-power-supplies"
+        return env
+    }
+
+    private func prepare(_ args: [String], cache: String? = nil, timeout: Double = 120) -> ShellResult {
+        Shell.run([Repo.binary, "prepare"] + args, env: environment(cache: cache), timeout: timeout)
     }
 
     /// The copy a run reports making (the path after its last ": ").
@@ -169,6 +176,34 @@ final class PrepareTests: XCTestCase {
         }
     }
 
+    /// On battery (the fake power tree) nothing is made: one line says it waits, and no file
+    /// appears; on mains power it goes on and makes the copy. `--on-battery` makes it at once.
+    func testOnBatteryItWaitsForMainsPower() throws {
+        let power = try FakePower(tag: "prepare")
+        var env = environment()
+        env["WAYLOOP_POWER_SUPPLY_DIR"] = power.dir
+        try FileManager.default.createDirectory(atPath: cacheHome, withIntermediateDirectories: true)
+        let out = cacheHome + "/out", err = cacheHome + "/err"
+        let child = try XCTUnwrap(Child([Repo.binary, "prepare", Repo.clip("grid.mp4"), "--size", "640x360"], env: env, stdout: out, stderr: err))
+        defer { if child.isRunning { kill(child.pid, SIGKILL); _ = child.wait(timeout: 5) } }
+        let stderr = { (try? String(contentsOfFile: err, encoding: .utf8)) ?? "" }
+        XCTAssertTrue(Wait.until(timeout: 20) { stderr().contains("waiting while on battery") }, stderr())
+        XCTAssertTrue(child.isRunning)
+        XCTAssertEqual((try? FileManager.default.subpathsOfDirectory(atPath: fitted))?.filter { $0.hasSuffix(".mp4") || $0.contains(".part-") } ?? [], [],
+                       "something was written on battery")
+        try power.mains(online: true)
+        XCTAssertEqual(child.wait(timeout: 60), 0, stderr())
+        XCTAssertTrue(stderr().contains("going on"), stderr())
+        let made = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        XCTAssertTrue(made.contains("1280x720 → 640x360"), made)
+        // --on-battery: at once, without a word about waiting.
+        try power.mains(online: false)
+        XCTAssertEqual(prepare(["--clean"]).status, 0)
+        let r = Shell.run([Repo.binary, "prepare", Repo.clip("grid.mp4"), "--size", "640x360", "--on-battery"], env: env, timeout: 60)
+        _ = try madeCopy(r)
+        XCTAssertEqual(r.stderr, "")
+    }
+
     /// A copy overwritten with garbage (or truncated): discarded with one notice, never used,
     /// and made again.
     func testACorruptCopyIsDiscardedAndMadeAgain() throws {
@@ -194,8 +229,7 @@ final class PrepareTests: XCTestCase {
     func testAStoppedRunLeavesNothing() throws {
         try FileManager.default.createDirectory(atPath: cacheHome, withIntermediateDirectories: true)
         for sig in [SIGTERM, SIGKILL] {
-            var env = ProcessInfo.processInfo.environment
-            env["XDG_CACHE_HOME"] = cacheHome
+            let env = environment()
             let out = cacheHome + "/out", err = cacheHome + "/err"
             let child = try XCTUnwrap(Child([Repo.binary, "prepare", Repo.clip("bench-1080p30.mp4"), "--size", "320x180"],
                                             env: env, stdout: out, stderr: err))

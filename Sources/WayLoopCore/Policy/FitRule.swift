@@ -143,3 +143,32 @@ public enum FitRule {
         return Size(width: even(size.width), height: even(size.height))
     }
 }
+
+/// When the making of a fitted copy waits: on battery (unless asked to go on), and while the
+/// machine's CPUs are busy. It runs at idle priority anyway; waiting also spares the battery,
+/// the heat and the memory bandwidth that idle priority does not.
+public enum FitPace {
+    public enum Hold: Equatable, Sendable {
+        case onBattery
+        /// Tasks waited for a CPU this share of the last 10 s (PSI `some avg10`, percent).
+        case cpuBusy(Double)
+    }
+
+    /// CPU pressure at or above this (percent of the last 10 s with a task waiting) holds it.
+    public static let busyPercent = 50.0
+
+    /// Why it waits now (nil: it goes on).
+    public static func hold(onBattery: Bool, allowedOnBattery: Bool, cpuSomeAvg10: Double?) -> Hold? {
+        if onBattery && !allowedOnBattery { return .onBattery }
+        if let p = cpuSomeAvg10, p >= busyPercent { return .cpuBusy(p) }
+        return nil
+    }
+
+    /// `some avg10` from /proc/pressure/cpu's text (nil: not there or not readable).
+    public static func someAvg10(_ text: String) -> Double? {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("some ") }),
+              let field = line.split(separator: " ").first(where: { $0.hasPrefix("avg10=") }) else { return nil }
+        return Double(field.dropFirst(6))
+    }
+}
+

@@ -1,7 +1,7 @@
 // `wayloop prepare`'s command line, pure: fitted copies made by hand, listed or cleaned. The
 // shell decodes, scales, encodes and keeps the cache (FittedCopy, FitCache).
 
-/// `wayloop prepare VIDEO… [--size WxH] [--max-fps N] [--quality Q] [--always]`,
+/// `wayloop prepare VIDEO… [--size WxH] [--max-fps N] [--quality Q] [--always] [--on-battery]`,
 /// `wayloop prepare --list`, `wayloop prepare --clean`.
 public struct PrepareCommand: Equatable, Sendable {
     /// What it does.
@@ -24,6 +24,8 @@ public struct PrepareCommand: Equatable, Sendable {
     public var quality = FitQuality.default
     /// Makes a copy even where the rule finds nothing worth it (`--fit always`).
     public var always = false
+    /// Makes copies on battery too (by default it waits for mains power).
+    public var onBattery = false
 
     /// `action` with every option at its default.
     public init(action: Action) { self.action = action }
@@ -31,7 +33,7 @@ public struct PrepareCommand: Equatable, Sendable {
     /// The size copies are made for when `--size` is not given.
     public static let defaultSize = Size(width: 1920, height: 1080)
     /// The command's synopsis, as its error messages quote it.
-    public static let usage = "prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] | prepare --list | prepare --clean"
+    public static let usage = "prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] [--on-battery] | prepare --list | prepare --clean"
 
     /// `args` after `prepare`.
     public static func parse(_ args: [String]) throws(UsageError) -> PrepareCommand {
@@ -50,6 +52,7 @@ public struct PrepareCommand: Equatable, Sendable {
             case "--quality":
                 c.quality = try args.value(of: a, expected: FitQuality.expected, FitQuality.parse)
             case "--always": c.always = true
+            case "--on-battery": c.onBattery = true
             case "--list": list = true
             case "--clean": clean = true
             default:

@@ -37,7 +37,7 @@ public enum Help {
            wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--queue-frames N]
                        [--cache-mb N] [--threads N] [--json] [-v]
            wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always]
-                       | --list | --clean
+                       [--on-battery] | --list | --clean
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
     compositor with wlr-layer-shell (tested: sway, phoc, KDE Plasma's kwin; documented to
@@ -74,7 +74,8 @@ public enum Help {
     of --size (default 1920x1080) under --max-fps: the whole frame scaled down, every
     frame kept at its time (1 in N under the cap), re-encoded once as H.264 (x264 CRF
     --quality, default 16) that costs a fraction to decode, at idle priority, into
-    $XDG_CACHE_HOME/wayloop/fitted (2 GiB at most, least recently used out). --always:
+    $XDG_CACHE_HOME/wayloop/fitted (2 GiB at most, least recently used out); it waits
+    while on battery (--on-battery: not). --always:
     wherever the copy differs at all; --list, --clean: the cache. A copy is a re-encode,
     close to the original but not the same bytes (see wayloop(1), FITTED COPIES).
 

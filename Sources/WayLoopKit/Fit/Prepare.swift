@@ -25,11 +25,9 @@ enum Prepare {
             // SIGINT and SIGTERM stop it between two frames: the half-made copy is deleted.
             let signals = SignalFD(handling: [SIGINT, SIGTERM])
             defer { signals?.close() }
-            var stopped = false
-            let stop = { () -> Bool in
-                if let s = signals, !s.read().isEmpty { stopped = true }
-                return stopped
-            }
+            let gate = FitGate(signals: signals, allowedOnBattery: c.onBattery)
+            var stopped: Bool { gate.stopped }
+            let stop = { () -> Bool in gate.proceed() }
             var status = ExitStatus.ok
             for v in videos where !stopped {
                 let s = make(v, c, cache: cache, stop: stop)
@@ -165,3 +163,56 @@ extension String {
         self = r == r.rounded() ? "\(Int(r)).0" : "\(r)"
     }
 }
+
+/// Between two frames of a copy: a signal stops it; on battery (FitPace) it waits, looking
+/// again every 200 ms, and says so once each time it starts waiting and when it goes on. The
+/// power supplies are read once a second while it runs. `waitsForCPU`: CPU pressure holds it
+/// too (the wallpaper's own copies; by hand, the user asked for it now, and idle priority
+/// already yields every CPU that anything else wants).
+final class FitGate {
+    private let signals: SignalFD?
+    private let allowedOnBattery: Bool
+    private let waitsForCPU: Bool
+    private(set) var stopped = false
+    private var lastLook: Nanos = 0
+    private var held: FitPace.Hold?
+
+    init(signals: SignalFD?, allowedOnBattery: Bool, waitsForCPU: Bool = false) {
+        self.signals = signals
+        self.allowedOnBattery = allowedOnBattery
+        self.waitsForCPU = waitsForCPU
+    }
+
+    /// Whether to stop (true); waits first while it must.
+    func proceed() -> Bool {
+        while !stopped {
+            if let s = signals, !s.read().isEmpty { stopped = true; break }
+            let now = Sys.now()
+            guard now - lastLook >= .nanosPerSecond || held != nil else { return false }
+            lastLook = now
+            let hold = FitPace.hold(onBattery: PowerSupply.onBattery(PowerMonitor.read()), allowedOnBattery: allowedOnBattery,
+                                    cpuSomeAvg10: waitsForCPU ? Self.cpuPressure() : nil)
+            if hold != held {
+                switch hold {
+                case .onBattery?: Sys.writeStderr("wayloop: notice: prepare: waiting while on battery (plug in, or --on-battery)")
+                case .cpuBusy(let p)?: Sys.writeStderr("wayloop: notice: prepare: waiting while the CPUs are busy (\(Int(p)) % of the last 10 s)")
+                case nil: Sys.writeStderr("wayloop: notice: prepare: going on")
+                }
+                held = hold
+            }
+            guard held != nil else { return false }
+            usleep(200_000)
+        }
+        return true
+    }
+
+    private static func cpuPressure() -> Double? {
+        let fd = open("/proc/pressure/cpu", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: 256)
+        let n = read(fd, &buf, buf.count)
+        return n > 0 ? FitPace.someAvg10(String(decoding: buf[0..<n], as: UTF8.self)) : nil
+    }
+}
+
