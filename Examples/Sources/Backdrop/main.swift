@@ -1,18 +1,12 @@
-// A host with a surface of its own: a 320x180 layer surface on the *top* layer (over windows),
-// centred, with a looping video drawn into it by a VideoView. The host owns the connection, the
-// surface and the loop; the view has an event queue of its own and one fd to poll.
-// `Backdrop VIDEO [RENDERER]`: RENDERER auto, gl or shm. Each line on stdin is an action: pause,
-// resume, switch=VIDEO, size=WxH, kept (the videos kept for a switch back), quit. It runs until
-// SIGTERM or quit.
+// A host's own 320x180 layer surface on the *top* layer, centred, with a looping video drawn into
+// it by a VideoView (an event queue of its own, one fd to poll). `Backdrop VIDEO [auto|gl|shm]`;
+// each line on stdin is an action: pause, resume, switch=VIDEO, size=WxH, kept (the videos kept
+// for a switch back). It runs until SIGTERM.
 import CWayland
 import Foundation
 import WayLoopKit
 
-final class Host {
-    var compositor: OpaquePointer?, layerShell: OpaquePointer?
-    var size: (width: Int, height: Int)?
-    var closed = false
-}
+final class Host { var compositor, layerShell: OpaquePointer?; var size: (width: Int, height: Int)?; var closed = false }
 let host = Host()
 let hostData = Unmanaged.passUnretained(host).toOpaque()
 nonisolated(unsafe) var registryListener = wl_registry_listener(
@@ -34,7 +28,6 @@ nonisolated(unsafe) var layerListener = zwlr_layer_surface_v1_listener(
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 nonisolated(unsafe) var stopRequested: sig_atomic_t = 0
 signal(SIGTERM) { _ in stopRequested = 1 }
-
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let display = wl_display_connect(nil) else { fatalError("no Wayland compositor (WAYLAND_DISPLAY)") }
 wl_registry_add_listener(wl_display_get_registry(display), &registryListener, hostData)
@@ -47,7 +40,6 @@ zwlr_layer_surface_v1_set_size(layer, 320, 180)
 wl_surface_commit(surface)
 while host.size == nil && wl_display_dispatch(display) >= 0 {}
 var shown = host.size!
-
 let view: VideoView
 do {
     view = try VideoView(display: display, surface: surface, width: shown.width, height: shown.height,
@@ -64,7 +56,6 @@ view.onStateChange = { say("state \($0)") }
     case "pause": view.pause()
     case "resume": view.resume()
     case "kept": say("kept \(view.recentVideos)")
-    case "quit": host.closed = true
     case let w where w.hasPrefix("switch="): do { try view.switchTo(video: String(w.dropFirst(7))) } catch { say("\(error)") }
     case let w where w.hasPrefix("size="):
         let wh = w.dropFirst(5).split(separator: "x").compactMap { UInt32($0) }
