@@ -185,10 +185,12 @@ public final class VideoView {
     /// keeps the old one (``lastError`` says why).
     public func switchTo(video: String) throws(VideoError) {
         let path = Wallpaper.find(video) ?? video
-        incoming?.stop()
+        // A switch under way is called off; one that was ready (a recent video) is kept again.
+        if let n = incoming {
+            if n.isReady && n.error == nil { recent.append(n); trimRecent() } else { n.stop() }
+        }
         incoming = nil
         defer { wakeup.signal() }
-        // Back to the one on screen: a switch under way is called off.
         if path == self.video { return }
         // A recent one is ready: it shows at the next dispatch.
         if let i = recent.firstIndex(where: { $0.path == path }) {
