@@ -71,6 +71,7 @@ final class PrepareTests: XCTestCase {
         let r = prepare([source, "--size", "640x360"])
         let copy = try madeCopy(r)
         XCTAssertTrue(r.stdout.contains("1280x720 → 640x360"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("of the original's CPU") && r.stdout.contains("pays for itself after"), r.stdout)
         XCTAssertEqual(streamField(copy, "codec_name,width,height"), "h264,640,360")
         XCTAssertEqual(frameTimes(copy), frameTimes(source), "the copy's frames are not at the source's times")
         XCTAssertEqual(frameTimes(copy).count, 30)

@@ -30,6 +30,9 @@ struct FittedCopyReport {
     var bytes = 0
     /// CPU seconds this thread spent.
     var cpuSeconds = 0.0
+    /// CPU of decoding the source, and the copy (its check), per frame, one thread: ms.
+    var sourceDecodeMs = 0.0
+    var copyDecodeMs = 0.0
 }
 
 /// x264's settings for copies, chosen by measurement (docs/performance.md, "The fitted copy's
@@ -58,9 +61,16 @@ enum FittedCopy {
             unlink(part)
             throw error
         }
+        var copyDecode: Nanos = 0
         do throws(FitError) {
             try job.run(progress: progress, stop: stop)
             job.close()
+            // The check: the copy decodes, every frame of it, and what that costs.
+            let (frames, nanos) = try decodeAll(part)
+            guard frames == job.report.framesWritten else {
+                throw FitError("'\(source)': the copy failed its check: \(frames) frames decoded of \(job.report.framesWritten) written")
+            }
+            copyDecode = nanos
             guard rename(part, output) == 0 else { throw FitError("cannot move the copy into place at '\(output)': \(Sys.errnoText())") }
         } catch {
             job.close()
@@ -70,8 +80,35 @@ enum FittedCopy {
         var st = stat()
         var report = job.report
         report.bytes = stat(output, &st) == 0 ? Int(st.st_size) : 0
-        report.cpuSeconds = Double(Sys.threadCPU() - cpuStart) / 1e9
+        report.cpuSeconds = Double(Sys.threadCPU() - cpuStart - copyDecode) / 1e9
+        report.sourceDecodeMs = Double(job.decodeNanos) / 1e6 / Double(max(1, report.framesRead))
+        report.copyDecodeMs = Double(copyDecode) / 1e6 / Double(max(1, report.framesWritten))
         return report
+    }
+
+    /// Decodes every frame of `path` on one thread: how many, and this thread's CPU for it.
+    static func decodeAll(_ path: String) throws(FitError) -> (frames: Int, nanos: Nanos) {
+        let input: VideoInput
+        do { input = try VideoInput.open(path) } catch { throw FitError("the copy failed its check: \(error)") }
+        var format: UnsafeMutablePointer<AVFormatContext>? = input.format
+        var ctx = avcodec_alloc_context3(input.decoder)
+        var packet = av_packet_alloc(), frame = av_frame_alloc()
+        defer { av_packet_free(&packet); av_frame_free(&frame); avcodec_free_context(&ctx); avformat_close_input(&format) }
+        guard let c = ctx, let p = packet, let f = frame, avcodec_parameters_to_context(c, input.stream.pointee.codecpar) >= 0 else {
+            throw FitError("the copy failed its check: out of memory")
+        }
+        c.pointee.thread_count = 1
+        guard avcodec_open2(c, input.decoder, nil) >= 0 else { throw FitError("the copy failed its check: its decoder does not open") }
+        let start = Sys.threadCPU()
+        var frames = 0
+        func drain() { while avcodec_receive_frame(c, f) >= 0 { frames += 1; av_frame_unref(f) } }
+        while av_read_frame(input.format, p) >= 0 {
+            if p.pointee.stream_index == input.streamIndex, avcodec_send_packet(c, p) >= 0 { drain() }
+            av_packet_unref(p)
+        }
+        avcodec_send_packet(c, nil)
+        drain()
+        return (frames, Sys.threadCPU() - start)
     }
 }
 
@@ -91,6 +128,8 @@ private final class FitJob {
     private let part: String, quality: Int, tag: String
     private let stream: UnsafeMutablePointer<AVStream>
     private(set) var report = FittedCopyReport()
+    /// This thread's CPU in the decoder alone.
+    private(set) var decodeNanos: Nanos = 0
     /// Kept frames' times (source time base) and the packets held until their duration is known.
     private var keptTimes: [Int64] = []
     private var held: [UnsafeMutablePointer<AVPacket>?] = []
@@ -211,7 +250,9 @@ private final class FitJob {
             guard rc >= 0 else { throw fail("cannot read it", rc) }
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
+            let t0 = Sys.threadCPU()
             let sent = avcodec_send_packet(dec, packet)
+            decodeNanos += Sys.threadCPU() - t0
             guard sent >= 0 || sent == avx_error_eagain() else { throw fail("cannot decode it", sent) }
             try receiveFrames(dec, frame)
             progress(min(1, Double(report.framesRead) / expectedFrames))
@@ -236,7 +277,9 @@ private final class FitJob {
 
     private func receiveFrames(_ dec: UnsafeMutablePointer<AVCodecContext>, _ frame: UnsafeMutablePointer<AVFrame>) throws(FitError) {
         while true {
+            let t0 = Sys.threadCPU()
             let rc = avcodec_receive_frame(dec, frame)
+            decodeNanos += Sys.threadCPU() - t0
             if rc == avx_error_eagain() || rc == avx_error_eof() { return }
             guard rc >= 0 else { throw fail("cannot decode it", rc) }
             defer { av_frame_unref(frame) }

@@ -85,7 +85,7 @@ enum Prepare {
             }
             Sys.writeStdout("'\(path)': \(clip.size) → \(target.size)" + (target.keepEvery > 1 ? ", 1 frame in \(target.keepEvery)" : "")
                 + ", \(report.framesWritten) frames, \(megabytes(report.bytes)), made in \(String(format1: report.cpuSeconds)) CPU-s; "
-                + "decoding it should cost about \(String(format1: target.expectedCost * 100))% of the original: \(cache.path(key))\n")
+                + payback(report) + ": \(cache.path(key))\n")
             return .ok
         } catch {
             if error.stopped {
@@ -126,6 +126,17 @@ enum Prepare {
             return "\(clip.size) at \(String(format1: clip.frameRate)) fps on \(c.size)" + (c.maxFps.map { " under --max-fps \(String(format1: $0))" } ?? "")
                 + " is not worth a copy (add --always to make one anyway)"
         }
+    }
+
+    /// What decoding a pass of the copy costs against the original, one thread, as measured
+    /// while making it, and after how many passes the copy has paid for its making.
+    private static func payback(_ r: FittedCopyReport) -> String {
+        let original = r.sourceDecodeMs * Double(r.framesRead), copy = r.copyDecodeMs * Double(r.framesWritten)
+        let saved = (original - copy) / 1000
+        let share = original > 0 ? copy / original : 1
+        let passes = saved > 0 ? " and pays for itself after \(Int((r.cpuSeconds / saved).rounded(.up))) passes" : "; it saves nothing"
+        return "a pass decodes in \(String(format1: share * 100))% of the original's CPU (\(String(format1: copy)) against "
+            + "\(String(format1: original)) ms, one thread)" + passes
     }
 
     private static func megabytes(_ bytes: Int) -> String { "\(String(format1: Double(bytes) / 1_048_576)) MiB" }
