@@ -34,8 +34,13 @@ public enum ProcCPU {
     /// `total=` of the "some" line of /proc/pressure/cpu: µs in which at least one runnable task
     /// waited for a CPU, since boot.
     public static func pressureSomeMicros(_ pressure: String) -> Int? {
+        someField("total", of: pressure).flatMap { Int($0) }
+    }
+
+    /// The value of field `name` (`avg10`, `total` …) on the "some" line of a PSI file's text.
+    public static func someField(_ name: String, of pressure: String) -> Substring? {
         for line in pressure.split(separator: "\n") where line.hasPrefix("some ") {
-            for f in line.split(separator: " ") where f.hasPrefix("total=") { return Int(f.dropFirst(6)) }
+            for f in line.split(separator: " ") where f.hasPrefix(name + "=") { return f.dropFirst(name.count + 1) }
         }
         return nil
     }

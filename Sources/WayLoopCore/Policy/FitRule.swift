@@ -166,9 +166,7 @@ public enum FitPace {
 
     /// `some avg10` from /proc/pressure/cpu's text (nil: not there or not readable).
     public static func someAvg10(_ text: String) -> Double? {
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("some ") }),
-              let field = line.split(separator: " ").first(where: { $0.hasPrefix("avg10=") }) else { return nil }
-        return Double(field.dropFirst(6))
+        ProcCPU.someField("avg10", of: text).flatMap { Double($0) }
     }
 }
 

@@ -262,7 +262,7 @@ extension OutputStatus {
 
 extension String {
     /// One decimal, rounded: 12.3 (`ctl status` seconds, the start-up line's milliseconds).
-    init(oneDecimal x: Double) {
+    public init(oneDecimal x: Double) {
         let t = Int((x * 10).rounded())
         self = (t < 0 ? "-" : "") + "\(abs(t) / 10).\(abs(t) % 10)"
     }

@@ -34,10 +34,10 @@ public struct SavedState: Equatable, Sendable {
     /// the config file and the command line, in order (where a config file named a video is
     /// not part of it). FNV-1a 64, hex.
     public static func fingerprint(_ entries: [OutputEntry]) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        var h = FNV1a()
         func mix(_ s: String) {
-            for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-            h = (h ^ 0xff) &* 0x100_0000_01b3
+            h.add(s)
+            h.add([0xff])
         }
         mix("v\(version)")
         for e in entries {
@@ -47,8 +47,7 @@ public struct SavedState: Equatable, Sendable {
             for s in EntrySettings.all { mix(s.value(in: e) ?? "-") }
             mix(e.renderer?.rawValue ?? "-")
         }
-        let hex = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        return h.hex
     }
 
     // MARK: Writing

@@ -90,13 +90,7 @@ struct FitCache {
 
     /// Makes the directory (and its parents); the error line if it cannot.
     func ensureDirectory() throws(FitError) {
-        var p = ""
-        for part in directory.split(separator: "/") {
-            p += "/" + part
-            if mkdir(Sys.cPath(p), 0o700) != 0 && errno != EEXIST {
-                throw FitError("cannot make the fitted-copy cache '\(directory)': \(Sys.errnoText())")
-            }
-        }
+        if let why = Sys.makeDirectories(directory) { throw FitError("cannot make the fitted-copy cache (\(why))") }
         guard access(Sys.cPath(directory), W_OK) == 0 else {
             throw FitError("cannot write to the fitted-copy cache '\(directory)': \(Sys.errnoText())")
         }
@@ -112,12 +106,8 @@ struct FitCache {
 
     /// The copies and the files left half-written, oldest use first.
     func entries() -> [Entry] {
-        guard let d = opendir(Sys.cPath(directory)) else { return [] }
-        defer { closedir(d) }
         var out: [Entry] = []
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.hasSuffix(".mp4") || name.contains(".mp4.part-") else { continue }
+        for name in Sys.fileNames(in: directory) where name.hasSuffix(".mp4") || name.contains(".mp4.part-") {
             var st = stat()
             guard stat(Sys.cPath(directory + "/" + name), &st) == 0 else { continue }
             out.append(Entry(name: name, bytes: Int(st.st_size), used: Int(st.st_mtim.tv_sec)))
@@ -155,20 +145,4 @@ struct FitCache {
 
     /// Deletes every copy; what was deleted.
     func clean() -> [Entry] { evict(toFit: -1) }
-}
-
-/// FNV-1a, 64 bits: a cache key, not a defence against anyone.
-struct FNV1a {
-    private var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    mutating func add(_ bytes: [UInt8]) {
-        for b in bytes {
-            h ^= UInt64(b)
-            h = h &* 0x0000_0100_0000_01b3
-        }
-    }
-    mutating func add(_ text: String) { add(Array(text.utf8)) }
-    var hex: String {
-        let s = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
-    }
 }

@@ -30,9 +30,9 @@ struct FittedCopyReport {
     var bytes = 0
     /// CPU seconds this thread spent.
     var cpuSeconds = 0.0
-    /// CPU of decoding the source, and the copy (its check), per frame, one thread: ms.
-    var sourceDecodeMs = 0.0
-    var copyDecodeMs = 0.0
+    /// CPU of decoding the whole source, and the whole copy (its check), one thread.
+    var sourceDecode: Nanos = 0
+    var copyDecode: Nanos = 0
 }
 
 /// x264's settings for copies, chosen by measurement (docs/performance.md, "The fitted copy's
@@ -81,42 +81,37 @@ enum FittedCopy {
         var report = job.report
         report.bytes = stat(output, &st) == 0 ? Int(st.st_size) : 0
         report.cpuSeconds = Double(Sys.threadCPU() - cpuStart - copyDecode) / 1e9
-        report.sourceDecodeMs = Double(job.decodeNanos) / 1e6 / Double(max(1, report.framesRead))
-        report.copyDecodeMs = Double(copyDecode) / 1e6 / Double(max(1, report.framesWritten))
+        report.copyDecode = copyDecode
         return report
     }
 
-    /// Decodes every frame of `path` on one thread: how many, and this thread's CPU for it.
+    /// Decodes every frame of `path` on one thread (FewFrames, as the start-up check does):
+    /// how many, and this thread's CPU for it.
     static func decodeAll(_ path: String) throws(FitError) -> (frames: Int, nanos: Nanos) {
-        let input: VideoInput
-        do { input = try VideoInput.open(path) } catch { throw FitError("the copy failed its check: \(error)") }
-        var format: UnsafeMutablePointer<AVFormatContext>? = input.format
-        var ctx = avcodec_alloc_context3(input.decoder)
-        var packet = av_packet_alloc(), frame = av_frame_alloc()
-        defer { av_packet_free(&packet); av_frame_free(&frame); avcodec_free_context(&ctx); avformat_close_input(&format) }
-        guard let c = ctx, let p = packet, let f = frame, avcodec_parameters_to_context(c, input.stream.pointee.codecpar) >= 0 else {
-            throw FitError("the copy failed its check: out of memory")
+        let decoder: FewFrames
+        do { decoder = try FewFrames(path, device: nil, extraFrames: 0) } catch {
+            throw FitError("the copy failed its check: \(FitJob.reason(error))")
         }
-        c.pointee.thread_count = 1
-        guard avcodec_open2(c, input.decoder, nil) >= 0 else { throw FitError("the copy failed its check: its decoder does not open") }
+        guard let frame = av_frame_alloc() else { throw FitError("the copy failed its check: out of memory") }
+        defer { var f: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&f) }
         let start = Sys.threadCPU()
         var frames = 0
-        func drain() { while avcodec_receive_frame(c, f) >= 0 { frames += 1; av_frame_unref(f) } }
-        while av_read_frame(input.format, p) >= 0 {
-            if p.pointee.stream_index == input.streamIndex, avcodec_send_packet(c, p) >= 0 { drain() }
-            av_packet_unref(p)
+        while true {
+            switch decoder.next(into: frame, strictReceive: true, strictSend: true) {
+            case .success(true):
+                frames += 1
+                av_frame_unref(frame)
+            case .success(false): return (frames, Sys.threadCPU() - start)
+            case .failure(let e): throw FitError("the copy failed its check: \(e)")
+            }
         }
-        avcodec_send_packet(c, nil)
-        drain()
-        return (frames, Sys.threadCPU() - start)
     }
 }
 
-/// The open input, decoder, scaler, encoder and muxer of one copy. Closed exactly once.
+/// The open input and decoder (FewFrames), scaler, encoder and muxer of one copy; `close()`
+/// frees them (again: nothing).
 private final class FitJob {
-    private var input: UnsafeMutablePointer<AVFormatContext>?
-    private let streamIndex: Int32
-    private var decoder: UnsafeMutablePointer<AVCodecContext>?
+    private var decoder: FewFrames?
     private var encoder: UnsafeMutablePointer<AVCodecContext>?
     private var output: UnsafeMutablePointer<AVFormatContext>?
     private var scaler: OpaquePointer?
@@ -128,8 +123,6 @@ private final class FitJob {
     private let part: String, quality: Int, tag: String
     private let stream: UnsafeMutablePointer<AVStream>
     private(set) var report = FittedCopyReport()
-    /// This thread's CPU in the decoder alone.
-    private(set) var decodeNanos: Nanos = 0
     /// Kept frames' times (source time base) and the packets held until their duration is known.
     private var keptTimes: [Int64] = []
     private var held: [UnsafeMutablePointer<AVPacket>?] = []
@@ -142,36 +135,27 @@ private final class FitJob {
         self.quality = quality
         self.tag = tag
         self.keepEvery = max(1, keepEvery)
-        let opened: VideoInput
-        do { opened = try VideoInput.open(source) } catch { throw FitError("\(error)") }
-        input = opened.format
-        streamIndex = opened.streamIndex
-        stream = opened.stream
+        // The source on one thread, in software: FewFrames, as the start-up check decodes.
+        let opened: FewFrames
+        do { opened = try FewFrames(source, device: nil, extraFrames: 0) } catch { throw FitError(Self.reason(error)) }
+        decoder = opened
+        stream = opened.input.stream
         inTimeBase = stream.pointee.time_base
         let rate = av_q2d(stream.pointee.avg_frame_rate)
         let seconds = stream.pointee.duration > 0 ? Double(stream.pointee.duration) * av_q2d(inTimeBase)
-            : Double(opened.format.pointee.duration) / 1e6
+            : Double(opened.input.format.pointee.duration) / 1e6
         expectedFrames = stream.pointee.nb_frames > 0 ? Double(stream.pointee.nb_frames) : max(1, seconds * rate)
-        do {
-            try openDecoder(opened.decoder, stream.pointee.codecpar)
-        } catch {
-            close()
-            throw error
+    }
+
+    /// FewFrames' reason, as one line.
+    static func reason(_ e: FewFrames.OpenError) -> String {
+        switch e {
+        case .video(let v): return "\(v)"
+        case .codec(let why): return "cannot open its decoder: \(why)"
         }
     }
 
     private func fail(_ what: String, _ rc: Int32) -> FitError { FitError("'\(source)': \(what): \(AVError.reason(rc))") }
-
-    private func openDecoder(_ codec: UnsafePointer<AVCodec>, _ par: UnsafeMutablePointer<AVCodecParameters>) throws(FitError) {
-        guard let ctx = avcodec_alloc_context3(codec) else { throw FitError("'\(source)': out of memory for a decoder") }
-        decoder = ctx
-        var rc = avcodec_parameters_to_context(ctx, par)
-        guard rc >= 0 else { throw fail("cannot set up its decoder", rc) }
-        ctx.pointee.thread_count = 1
-        ctx.pointee.pkt_timebase = inTimeBase
-        rc = avcodec_open2(ctx, codec, nil)
-        guard rc >= 0 else { throw fail("cannot open its decoder", rc) }
-    }
 
     /// The encoder and muxer, with the colour of `first`, the first frame decoded.
     private func openOutput(_ first: UnsafeMutablePointer<AVFrame>) throws(FitError) {
@@ -182,7 +166,7 @@ private final class FitJob {
         guard let codec = avcodec_find_encoder_by_name("libx264") else {
             throw FitError("this FFmpeg has no libx264 encoder: fitted copies cannot be made (--fit off)")
         }
-        guard let st = avformat_new_stream(out, nil), let enc = avcodec_alloc_context3(codec), let dec = decoder else {
+        guard let st = avformat_new_stream(out, nil), let enc = avcodec_alloc_context3(codec), let dec = decoder?.context else {
             throw FitError("'\(source)': out of memory for an encoder")
         }
         encoder = enc
@@ -224,10 +208,10 @@ private final class FitJob {
         guard rc >= 0 else { throw FitError("cannot write '\(part)': \(AVError.text(rc))") }
         rc = avformat_write_header(out, nil)
         guard rc >= 0 else { throw fail("cannot write the copy's header", rc) }
-        try openScaler(dec)
+        try openScaled()
     }
 
-    private func openScaler(_ dec: UnsafeMutablePointer<AVCodecContext>) throws(FitError) {
+    private func openScaled() throws(FitError) {
         guard let frame = av_frame_alloc() else { throw FitError("'\(source)': out of memory for a frame") }
         scaled = frame
         frame.pointee.width = Int32(size.width)
@@ -239,26 +223,23 @@ private final class FitJob {
 
     /// Decodes the whole source, keeping and encoding its frames; then drains both codecs.
     func run(progress: (Double) -> Void, stop: () -> Bool) throws(FitError) {
-        guard let input, let dec = decoder else { return }
-        guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else { throw FitError("out of memory") }
-        var p: UnsafeMutablePointer<AVPacket>? = packet, f: UnsafeMutablePointer<AVFrame>? = frame
-        defer { av_packet_free(&p); av_frame_free(&f) }
-        while true {
+        guard let decoder else { return }
+        guard let frame = av_frame_alloc() else { throw FitError("out of memory") }
+        defer { var f: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&f) }
+        decoding: while true {
             if stop() { throw FitError("'\(source)': stopped", stopped: true) }
-            let rc = av_read_frame(input, packet)
-            if rc == avx_error_eof() { break }
-            guard rc >= 0 else { throw fail("cannot read it", rc) }
-            defer { av_packet_unref(packet) }
-            guard packet.pointee.stream_index == streamIndex else { continue }
             let t0 = Sys.threadCPU()
-            let sent = avcodec_send_packet(dec, packet)
-            decodeNanos += Sys.threadCPU() - t0
-            guard sent >= 0 || sent == avx_error_eagain() else { throw fail("cannot decode it", sent) }
-            try receiveFrames(dec, frame)
-            progress(min(1, Double(report.framesRead) / expectedFrames))
+            let got = decoder.next(into: frame, strictReceive: true, strictSend: true)
+            report.sourceDecode += Sys.threadCPU() - t0
+            switch got {
+            case .failure(let e): throw FitError("'\(source)': cannot decode it: \(e)")
+            case .success(false): break decoding
+            case .success(true):
+                defer { av_frame_unref(frame) }
+                try take(frame)
+                progress(min(1, Double(report.framesRead) / expectedFrames))
+            }
         }
-        avcodec_send_packet(dec, nil)
-        try receiveFrames(dec, frame)
         guard report.framesRead > 0 else { throw FitError("'\(source)': no frame could be decoded") }
         guard let enc = encoder else { return }
         avcodec_send_frame(enc, nil)
@@ -273,18 +254,6 @@ private final class FitJob {
             guard rc >= 0 else { throw FitError("cannot write the copy '\(part)': \(AVError.text(rc))") }
         }
         progress(1)
-    }
-
-    private func receiveFrames(_ dec: UnsafeMutablePointer<AVCodecContext>, _ frame: UnsafeMutablePointer<AVFrame>) throws(FitError) {
-        while true {
-            let t0 = Sys.threadCPU()
-            let rc = avcodec_receive_frame(dec, frame)
-            decodeNanos += Sys.threadCPU() - t0
-            if rc == avx_error_eagain() || rc == avx_error_eof() { return }
-            guard rc >= 0 else { throw fail("cannot decode it", rc) }
-            defer { av_frame_unref(frame) }
-            try take(frame)
-        }
     }
 
     /// One decoded frame: its time noted (the end of the loop follows the last), and kept when
@@ -312,13 +281,16 @@ private final class FitJob {
 
     private func scale(_ frame: UnsafeMutablePointer<AVFrame>, into out: UnsafeMutablePointer<AVFrame>) throws(FitError) {
         let format = AVPixelFormat(rawValue: frame.pointee.format)
+        let before = scaler
         scaler = sws_getCachedContext(scaler, frame.pointee.width, frame.pointee.height, format,
                                       out.pointee.width, out.pointee.height, AV_PIX_FMT_YUV420P, avx_sws_bicubic(), nil, nil, nil)
         guard let sws = scaler else { throw FitError("'\(source)': libswscale cannot scale its frames") }
-        // The same matrix and range on both sides: only the size and the depth change.
-        let full: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
-        let coefficients = sws_getCoefficients(Int32(frame.pointee.colorspace.rawValue == 0 ? 2 : frame.pointee.colorspace.rawValue))
-        sws_setColorspaceDetails(sws, coefficients, full, coefficients, full, 0, 1 << 16, 1 << 16)
+        if sws != before {
+            // The same matrix and range on both sides: only the size and the depth change.
+            let full: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+            let coefficients = sws_getCoefficients(Int32(frame.pointee.colorspace.rawValue == 0 ? 2 : frame.pointee.colorspace.rawValue))
+            sws_setColorspaceDetails(sws, coefficients, full, coefficients, full, 0, 1 << 16, 1 << 16)
+        }
         guard av_frame_make_writable(out) >= 0 else { throw FitError("'\(source)': cannot write a scaled frame") }
         let rc = sws_scale_frame(sws, out, frame)
         guard rc >= 0 else { throw fail("libswscale failed on a frame", rc) }
@@ -391,9 +363,8 @@ private final class FitJob {
             output = nil
         }
         avcodec_free_context(&encoder)
-        avcodec_free_context(&decoder)
+        decoder = nil
         av_frame_free(&scaled)
         if let s = scaler { sws_freeContext(s); scaler = nil }
-        if input != nil { avformat_close_input(&input) }
     }
 }

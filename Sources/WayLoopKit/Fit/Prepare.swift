@@ -26,11 +26,9 @@ enum Prepare {
             let signals = SignalFD(handling: [SIGINT, SIGTERM])
             defer { signals?.close() }
             let gate = FitGate(signals: signals, allowedOnBattery: c.onBattery)
-            var stopped: Bool { gate.stopped }
-            let stop = { () -> Bool in gate.proceed() }
             var status = ExitStatus.ok
-            for v in videos where !stopped {
-                let s = make(v, c, cache: cache, stop: stop)
+            for v in videos where !gate.stopped {
+                let s = make(v, c, cache: cache, stop: gate.proceed)
                 if s != .ok && status == .ok { status = s }
             }
             return status
@@ -84,7 +82,7 @@ enum Prepare {
                 Sys.writeStdout("removed the least recently used copy \(e.name) (the cache holds at most \(megabytes(FitCache.defaultMaxBytes)))\n")
             }
             Sys.writeStdout("'\(path)': \(clip.size) → \(target.size)" + (target.keepEvery > 1 ? ", 1 frame in \(target.keepEvery)" : "")
-                + ", \(report.framesWritten) frames, \(megabytes(report.bytes)), made in \(String(format1: report.cpuSeconds)) CPU-s; "
+                + ", \(report.framesWritten) frames, \(megabytes(report.bytes)), made in \(String(oneDecimal: report.cpuSeconds)) CPU-s; "
                 + payback(report) + ": \(cache.path(key))\n")
             return .ok
         } catch {
@@ -123,7 +121,7 @@ enum Prepare {
         case .decodedForFree: return "decoded in hardware at no CPU cost"
         case .tooLong: return "longer than \(Int(FitRule.maxDuration / 60)) minutes (or of unknown length)"
         case .notWorthIt:
-            return "\(clip.size) at \(String(format1: clip.frameRate)) fps on \(c.size)" + (c.maxFps.map { " under --max-fps \(String(format1: $0))" } ?? "")
+            return "\(clip.size) at \(String(oneDecimal: clip.frameRate)) fps on \(c.size)" + (c.maxFps.map { " under --max-fps \(String(oneDecimal: $0))" } ?? "")
                 + " is not worth a copy (add --always to make one anyway)"
         }
     }
@@ -131,15 +129,15 @@ enum Prepare {
     /// What decoding a pass of the copy costs against the original, one thread, as measured
     /// while making it, and after how many passes the copy has paid for its making.
     private static func payback(_ r: FittedCopyReport) -> String {
-        let original = r.sourceDecodeMs * Double(r.framesRead), copy = r.copyDecodeMs * Double(r.framesWritten)
+        let original = Double(r.sourceDecode) / 1e6, copy = Double(r.copyDecode) / 1e6
         let saved = (original - copy) / 1000
         let share = original > 0 ? copy / original : 1
         let passes = saved > 0 ? " and pays for itself after \(Int((r.cpuSeconds / saved).rounded(.up))) passes" : "; it saves nothing"
-        return "a pass decodes in \(String(format1: share * 100))% of the original's CPU (\(String(format1: copy)) against "
-            + "\(String(format1: original)) ms, one thread)" + passes
+        return "a pass decodes in \(String(oneDecimal: share * 100))% of the original's CPU (\(String(oneDecimal: copy)) against "
+            + "\(String(oneDecimal: original)) ms, one thread)" + passes
     }
 
-    private static func megabytes(_ bytes: Int) -> String { "\(String(format1: Double(bytes) / 1_048_576)) MiB" }
+    private static func megabytes(_ bytes: Int) -> String { "\(String(oneDecimal: Double(bytes) / 1_048_576)) MiB" }
 }
 
 /// A progress bar on stderr when it is a terminal (nothing otherwise): the share done and the
@@ -167,31 +165,21 @@ final class ProgressBar {
     func end() { if shown { Sys.writeStderrRaw("\n") } }
 }
 
-extension String {
-    /// `v` with one decimal.
-    init(format1 v: Double) {
-        let r = (v * 10).rounded() / 10
-        self = r == r.rounded() ? "\(Int(r)).0" : "\(r)"
-    }
-}
-
 /// Between two frames of a copy: a signal stops it; on battery (FitPace) it waits, looking
 /// again every 200 ms, and says so once each time it starts waiting and when it goes on. The
-/// power supplies are read once a second while it runs. `waitsForCPU`: CPU pressure holds it
-/// too (the wallpaper's own copies; by hand, the user asked for it now, and idle priority
-/// already yields every CPU that anything else wants).
+/// power supplies are read once a second while it runs. CPU pressure does not hold it here (by
+/// hand, the user asked for it now, and idle priority already yields every CPU that anything
+/// else wants); FitPace's CPU rule is for the wallpaper's own copies.
 final class FitGate {
     private let signals: SignalFD?
     private let allowedOnBattery: Bool
-    private let waitsForCPU: Bool
     private(set) var stopped = false
     private var lastLook: Nanos = 0
     private var held: FitPace.Hold?
 
-    init(signals: SignalFD?, allowedOnBattery: Bool, waitsForCPU: Bool = false) {
+    init(signals: SignalFD?, allowedOnBattery: Bool) {
         self.signals = signals
         self.allowedOnBattery = allowedOnBattery
-        self.waitsForCPU = waitsForCPU
     }
 
     /// Whether to stop (true); waits first while it must.
@@ -202,7 +190,7 @@ final class FitGate {
             guard now - lastLook >= .nanosPerSecond || held != nil else { return false }
             lastLook = now
             let hold = FitPace.hold(onBattery: PowerSupply.onBattery(PowerMonitor.read()), allowedOnBattery: allowedOnBattery,
-                                    cpuSomeAvg10: waitsForCPU ? Self.cpuPressure() : nil)
+                                    cpuSomeAvg10: nil)
             if hold != held {
                 switch hold {
                 case .onBattery?: Sys.writeStderr("wayloop: notice: prepare: waiting while on battery (plug in, or --on-battery)")
@@ -216,14 +204,4 @@ final class FitGate {
         }
         return true
     }
-
-    private static func cpuPressure() -> Double? {
-        let fd = open("/proc/pressure/cpu", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 256)
-        let n = read(fd, &buf, buf.count)
-        return n > 0 ? FitPace.someAvg10(String(decoding: buf[0..<n], as: UTF8.self)) : nil
-    }
 }
-

@@ -135,7 +135,7 @@ final class StateWriter: @unchecked Sendable {
     static func write(_ text: String, to path: String) -> String? {
         guard let slash = path.lastIndex(of: "/") else { return "not an absolute path" }
         let dir = String(path[..<slash])
-        if let why = makeDirectories(dir) { return why }
+        if let why = Sys.makeDirectories(dir) { return why }
         let failure = Sys.writeWhole(Array(text.utf8), to: path, mode: 0o600, sync: true)
         guard failure == 0 else { return Sys.errnoText(failure) }
         let d = open(Sys.cPath(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -143,15 +143,6 @@ final class StateWriter: @unchecked Sendable {
             _ = fsync(d)
             close(d)
         }
-        return nil
-    }
-
-    /// `mkdir -p` (new directories 0700, as the XDG spec asks); nil, or why not.
-    static func makeDirectories(_ dir: String) -> String? {
-        var st = stat()
-        if stat(Sys.cPath(dir), &st) == 0 { return (st.st_mode & S_IFMT) == S_IFDIR ? nil : "'\(dir)' is not a directory" }
-        if let slash = dir.lastIndex(of: "/"), slash > dir.startIndex, let why = makeDirectories(String(dir[..<slash])) { return why }
-        if mkdir(Sys.cPath(dir), 0o700) != 0 && errno != EEXIST { return "cannot make '\(dir)': \(Sys.errnoText())" }
         return nil
     }
 }

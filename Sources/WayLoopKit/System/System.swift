@@ -122,6 +122,15 @@ enum Sys {
         return string(buf)  // zero-filled: NUL-terminated after the n bytes
     }
 
+    /// `mkdir -p` (new directories 0700, as the XDG spec asks); nil, or why not.
+    static func makeDirectories(_ dir: String) -> String? {
+        var st = stat()
+        if stat(cPath(dir), &st) == 0 { return (st.st_mode & S_IFMT) == S_IFDIR ? nil : "'\(dir)' is not a directory" }
+        if let slash = dir.lastIndex(of: "/"), slash > dir.startIndex, let why = makeDirectories(String(dir[..<slash])) { return why }
+        if mkdir(cPath(dir), 0o700) != 0 && errno != EEXIST { return "cannot make '\(dir)': \(errnoText())" }
+        return nil
+    }
+
     /// The names in a directory that are not directories (none if it cannot be read).
     static func fileNames(in directory: String) -> [String] {
         guard let d = opendir(cPath(directory)) else { return [] }
