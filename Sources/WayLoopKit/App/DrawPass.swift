@@ -15,10 +15,11 @@ extension App {
     /// what it reports.
     func drawAll(now: Nanos) {
         let configured = heads.mapValues { $0.configure() }
-        let shared = Director.sharedPictures(heads.values.map(\.shownPicture))
+        let shown = heads.mapValues(\.shownPicture)
+        let shared = Director.sharedPictures(Array(shown.values))
         for (id, h) in heads {
             var report = configured[id] ?? DrawReport()
-            let sharing = h.shownPicture.map { shared.contains($0) && device?.sharesConversion(clip: $0.video, size: Size(width: $0.width, height: $0.height)) == true } ?? false
+            let sharing = (shown[id] ?? nil).map { shared.contains($0) && device?.sharesConversion(clip: $0.video, size: Size(width: $0.width, height: $0.height)) == true } ?? false
             h.draw(clips(h), now: now, trace: trace, shared: sharing, report: &report)
             act(on: report, of: h, now: now)
         }

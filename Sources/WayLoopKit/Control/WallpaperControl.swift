@@ -42,13 +42,11 @@ public final class WallpaperControl {
     }
 
     private let connection: Connection
-    private let path: String
 
     /// Connects to the wallpaper called `name` (`--name NAME`; nil: the unnamed one) on this
     /// display (`WAYLAND_DISPLAY`).
     public init(name: String? = nil) throws(Failure) {
-        path = Sys.displayFile("sock", instance: name)
-        switch Connection.open(path) {
+        switch Connection.open(Sys.displayFile("sock", instance: name)) {
         case .success(let c): connection = c
         case .failure(let f): throw f
         }
