@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
@@ -104,6 +106,11 @@ int csys_timerfd_arm(int fd, long long nanos) {
 int csys_timerfd_drain(int fd) {
     unsigned long long expirations = 0;
     return (int)read(fd, &expirations, sizeof expirations);
+}
+
+int csys_die_with_parent(int parent) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    return getppid() != parent;
 }
 
 int csys_sched_idle(void) {

@@ -63,6 +63,16 @@ public enum ProcCPU {
         // user nice system idle iowait irq softirq steal
         return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7], v.reduce(0, +), max(1, cpus))
     }
+
+    /// utime + stime of /proc/PID/stat: clock ticks the process has run (its threads and the
+    /// children it waited for not counted). The name in parentheses may hold spaces.
+    public static func processTicks(_ stat: String) -> Int? {
+        guard let close = stat.lastIndex(of: ")") else { return nil }
+        let f = stat[stat.index(after: close)...].split(separator: " ")
+        // After the name: state(3) … utime(14) stime(15), so 11 and 12 from here.
+        guard f.count > 12, let u = Int(f[11]), let s = Int(f[12]) else { return nil }
+        return u + s
+    }
 }
 
 /// /proc/locks: who holds a lock on a file, read where the file itself cannot be opened (a lock

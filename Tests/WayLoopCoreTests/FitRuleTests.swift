@@ -118,20 +118,89 @@ final class PrepareCommandTests: XCTestCase {
     }
 }
 
-/// When the making of a copy waits (FitPace), and PSI's CPU line read.
+/// When the making of a copy waits (FitPace), and the load it reads.
 final class FitPaceTests: XCTestCase {
     func testHoldTable() {
         let rows: [(what: String, battery: Bool, allowed: Bool, cpu: Double?, want: FitPace.Hold?)] = [
             ("mains, idle CPUs: goes on", false, false, 3.2, nil),
             ("on battery: waits", true, false, 0, .onBattery),
             ("on battery, --on-battery: goes on", true, true, 0, nil),
-            ("CPUs busy half the time: waits", false, false, 50, .cpuBusy(50)),
+            ("others keep half the CPUs busy: waits", false, false, 50, .cpuBusy(50)),
             ("CPUs busy, on battery, --on-battery: waits for the CPUs", true, true, 80, .cpuBusy(80)),
-            ("no PSI: goes on", false, false, nil, nil),
+            ("load not known yet: goes on", false, false, nil, nil),
         ]
-        for r in rows { XCTAssertEqual(FitPace.hold(onBattery: r.battery, allowedOnBattery: r.allowed, cpuSomeAvg10: r.cpu), r.want, r.what) }
-        XCTAssertEqual(FitPace.someAvg10("some avg10=12.50 avg60=3.00 avg300=1.00 total=123\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"), 12.5)
-        XCTAssertNil(FitPace.someAvg10("garbage"))
+        for r in rows { XCTAssertEqual(FitPace.hold(onBattery: r.battery, allowedOnBattery: r.allowed, othersBusy: r.cpu), r.want, r.what) }
+    }
+
+    func testOthersBusyLeavesWayLoopOut() {
+        let rows: [(what: String, before: (Int, Int), after: (Int, Int), own: Int, want: Double?)] = [
+            ("idle machine", (100, 1000), (110, 1200), 0, 5),
+            ("busy only with WayLoop: not a load", (100, 1000), (290, 1200), 190, 0),
+            ("a build beside it", (100, 1000), (280, 1200), 60, 60),
+            ("own ticks counted past the machine's (rounding): 0", (100, 1000), (110, 1200), 30, 0),
+            ("no time passed", (100, 1000), (100, 1000), 0, nil),
+        ]
+        for r in rows {
+            XCTAssertEqual(FitPace.othersBusy(before: (r.before.0, r.before.1), after: (r.after.0, r.after.1), ownTicks: r.own), r.want, r.what)
+        }
+        let stat = "1234 (way loop) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 40 0 0 20 0 3 0 100 0 0"
+        XCTAssertEqual(ProcCPU.processTicks(stat), 290)
+        XCTAssertNil(ProcCPU.processTicks("garbage"))
     }
 }
 
+/// What the wallpaper does about a video's copy (FitPlan), the modes of several outputs, and
+/// the cache's bound.
+final class FitPlanTests: XCTestCase {
+    func testPlanTable() {
+        let make = FitRule.Verdict.make(FitRule.Target(size: Size(width: 640, height: 360), keepEvery: 1, reasons: [.pixels(36)], expectedCost: 0.03))
+        let keep = FitRule.Verdict.keep(.off)
+        typealias F = FitPlan.Facts
+        let rows: [(what: String, facts: F, want: [FitPlan.Action])] = [
+            ("not opened yet: nothing", F(verdict: nil), []),
+            ("worth a copy, none yet: make it", F(verdict: make), [.make]),
+            ("in the cache: switch to it", F(verdict: make, cached: true), [.useCopy]),
+            ("already on it: nothing", F(verdict: make, cached: true, playing: .copy(current: true)), []),
+            ("being made: wait", F(verdict: make, making: .this), []),
+            ("another video's being made: wait", F(verdict: make, making: .other), []),
+            ("failed before: not again", F(verdict: make, failed: true), []),
+            ("loop replays from memory: nothing to save", F(verdict: make, replaying: true), []),
+            ("replaying, but a copy is there: use it for the next decode", F(verdict: make, cached: true, replaying: true), [.useCopy]),
+            ("on a copy for an older target: original, make the new one", F(verdict: make, playing: .copy(current: false)), [.useOriginal, .make]),
+            ("old target being made: stop it, make the new one next", F(verdict: make, making: .stale), [.stopMaking]),
+            ("--fit off while on the copy: back to the original", F(verdict: keep, playing: .copy(current: true)), [.useOriginal]),
+            ("--fit off while making: stop", F(verdict: keep, making: .this), [.stopMaking]),
+            ("not worth it, on the original: nothing", F(verdict: keep), []),
+            ("another video's child is left alone", F(verdict: keep, making: .other), []),
+        ]
+        for r in rows { XCTAssertEqual(FitPlan.actions(r.facts), r.want, r.what) }
+    }
+
+    func testCombinedMode() {
+        XCTAssertEqual(FitMode.combined([.auto, .off, .always]), .off)
+        XCTAssertEqual(FitMode.combined([.auto, .always]), .always)
+        XCTAssertEqual(FitMode.combined([.auto]), .auto)
+        XCTAssertEqual(FitMode.combined([]), .auto)
+    }
+
+    func testCacheSize() {
+        let rows: [(String, Int?)] = [("2G", 2 << 30), ("512M", 512 << 20), ("1.5GiB", 3 << 29), ("300", 300 << 20), ("16m", 16 << 20),
+                                      ("1T", 1 << 40), ("15M", nil), ("2T", nil), ("-1G", nil), ("G", nil), ("", nil), ("nan", nil), ("inf", nil)]
+        for (text, want) in rows { XCTAssertEqual(FitCacheSize.parse(text), want, text) }
+        XCTAssertEqual(FitCacheSize.text(2 << 30), "2 GiB")
+        XCTAssertEqual(FitCacheSize.text(3 << 29), "1.5 GiB")
+        XCTAssertEqual(FitCacheSize.text(512 << 20), "512 MiB")
+    }
+
+    func testFitIsAnOutputSetting() throws {
+        var o = Options()
+        o.entries = [OutputEntry(selector: .all, video: "/v.mp4")]
+        var named = OutputEntry(selector: .named("HDMI-A-1"))
+        XCTAssertTrue(EntrySettings.fit.set("off", in: &named))
+        XCTAssertFalse(EntrySettings.fit.set("sometimes", in: &named))
+        o.entries.append(named)
+        XCTAssertEqual(o.settings(forOutput: "HDMI-A-1")?.fit, .off)
+        XCTAssertEqual(o.settings(forOutput: "DP-1")?.fit, .auto)
+        XCTAssertEqual(EntrySettings.flag("--fit")?.key, "fit")
+    }
+}

@@ -60,6 +60,10 @@ final class Compositor: @unchecked Sendable {
         }
         // Never the user's own state file (a wayloop started with Shell.run writes here).
         e["XDG_STATE_HOME"] = dir + "/state"
+        // Never the user's cache, and no fitted copies (a child at work beside what a test
+        // measures) unless a test of them asks (FitTests).
+        e["XDG_CACHE_HOME"] = dir + "/cache"
+        e["WAYLOOP_FIT_MAKER"] = "none"
         env = e
         outputs = outs
     }

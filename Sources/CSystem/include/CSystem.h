@@ -45,6 +45,9 @@ int csys_epoll_create(void);
 int csys_epoll_add(int epoll_fd, int fd);
 /* This process at SCHED_IDLE (it runs only when nothing else wants the CPU); 0 or -1 (errno). */
 int csys_sched_idle(void);
+/* SIGTERM to this process when the thread that started it ends (prctl is variadic); then
+ * whether that parent is already gone (1: it ended before this was set). */
+int csys_die_with_parent(int parent);
 int csys_timerfd_create(void);
 int csys_timerfd_arm(int fd, long long nanos);
 int csys_timerfd_drain(int fd);

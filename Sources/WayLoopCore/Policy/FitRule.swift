@@ -11,6 +11,41 @@ public enum FitMode: String, Sendable, CaseIterable {
     case always
     /// Never: every video plays from its own file.
     case off
+
+    public static let expected = "one of auto, always, off"
+
+    /// The mode for a video several outputs show (it is decoded once): `off` on any of them
+    /// wins (that output asked for the file itself), then `always`, else `auto`.
+    public static func combined(_ modes: [FitMode]) -> FitMode {
+        modes.contains(.off) ? .off : modes.contains(.always) ? .always : .auto
+    }
+}
+
+/// `--fit-cache-max`: the fitted-copy cache's bound. A number of MiB, or with a unit: `512M`,
+/// `2G`, `1.5GiB`.
+public enum FitCacheSize {
+    public static let `default` = 2 << 30
+    public static let range = (16 << 20)...(1 << 40)
+    public static let expected = "a size from 16M to 1T (2G by default; a bare number is MiB)"
+
+    public static func parse(_ text: String) -> Int? {
+        var s = text.uppercased()
+        if s.hasSuffix("IB") { s.removeLast(2) } else if s.hasSuffix("B") { s.removeLast() }
+        let units: [Character: Double] = ["K": 0x1p10, "M": 0x1p20, "G": 0x1p30, "T": 0x1p40]
+        var unit = 0x1p20
+        if let u = s.last, let f = units[u] { unit = f; s.removeLast() }
+        guard let v = Double(s), v.isFinite, v > 0 else { return nil }
+        let bytes = v * unit
+        guard bytes <= Double(range.upperBound), range.contains(Int(bytes)) else { return nil }
+        return Int(bytes)
+    }
+
+    /// `2 GiB`, `512 MiB`, `1.5 GiB`.
+    public static func text(_ bytes: Int) -> String {
+        let g = Double(bytes) / Double(1 << 30)
+        if g >= 1 { return g == g.rounded() ? "\(Int(g)) GiB" : "\(String(oneDecimal: g)) GiB" }
+        return "\(Int((Double(bytes) / Double(1 << 20)).rounded())) MiB"
+    }
 }
 
 public enum FitRule {
@@ -144,29 +179,111 @@ public enum FitRule {
     }
 }
 
-/// When the making of a fitted copy waits: on battery (unless asked to go on), and while the
-/// machine's CPUs are busy. It runs at idle priority anyway; waiting also spares the battery,
-/// the heat and the memory bandwidth that idle priority does not.
+/// When the making of a fitted copy waits: on battery (unless asked to go on), and while other
+/// programs keep the machine's CPUs busy. It runs at idle priority anyway; waiting also spares
+/// the battery, the heat and the memory bandwidth that idle priority does not.
+///
+/// The load is what the CPUs did between two looks at /proc/stat, less what WayLoop itself did
+/// (the copy's maker and the wallpaper that started it, whose decoding the copy is there to
+/// relieve). PSI's CPU line would count the maker's own waiting at idle priority as pressure,
+/// and the maker would hold itself.
 public enum FitPace {
     public enum Hold: Equatable, Sendable {
         case onBattery
-        /// Tasks waited for a CPU this share of the last 10 s (PSI `some avg10`, percent).
+        /// Other programs kept this share of all the CPUs busy lately (percent).
         case cpuBusy(Double)
     }
 
-    /// CPU pressure at or above this (percent of the last 10 s with a task waiting) holds it.
+    /// Others keeping at least this share of all the CPUs busy (percent) hold it.
     public static let busyPercent = 50.0
 
     /// Why it waits now (nil: it goes on).
-    public static func hold(onBattery: Bool, allowedOnBattery: Bool, cpuSomeAvg10: Double?) -> Hold? {
+    public static func hold(onBattery: Bool, allowedOnBattery: Bool, othersBusy: Double?) -> Hold? {
         if onBattery && !allowedOnBattery { return .onBattery }
-        if let p = cpuSomeAvg10, p >= busyPercent { return .cpuBusy(p) }
+        if let p = othersBusy, p >= busyPercent { return .cpuBusy(p) }
         return nil
     }
 
-    /// `some avg10` from /proc/pressure/cpu's text (nil: not there or not readable).
-    public static func someAvg10(_ text: String) -> Double? {
-        ProcCPU.someField("avg10", of: text).flatMap { Double($0) }
+    /// The share of all the CPUs (percent) busy between two /proc/stat samples with WayLoop's
+    /// own processes' ticks over the same time taken out (nil: no time passed).
+    public static func othersBusy(before: (busy: Int, all: Int), after: (busy: Int, all: Int), ownTicks: Int) -> Double? {
+        let all = after.all - before.all
+        guard all > 0 else { return nil }
+        let others = max(0, after.busy - before.busy - max(0, ownTicks))
+        return min(100, Double(others) * 100 / Double(all))
     }
 }
 
+/// What the wallpaper does about one video's fitted copy each time it looks: pure, from what
+/// the rule says now and where the copy stands.
+public enum FitPlan {
+    /// What the decoder plays, or was last asked to.
+    public enum Playing: Equatable, Sendable {
+        case original
+        /// A copy: the one the verdict now asks for (`current`), or one made for another
+        /// target (an output grew or a cap changed since).
+        case copy(current: Bool)
+    }
+
+    /// Whether a `wayloop prepare` child is at work, and on what.
+    public enum Making: Equatable, Sendable {
+        case nothing
+        /// This video's copy for the verdict now.
+        case this
+        /// This video's copy for a target the verdict no longer asks for.
+        case stale
+        /// Another video's (one child at a time).
+        case other
+    }
+
+    public struct Facts: Equatable, Sendable {
+        /// The verdict now (nil: the video has not opened yet).
+        public var verdict: FitRule.Verdict?
+        /// The copy the verdict asks for is in the cache, sound.
+        public var cached = false
+        public var playing = Playing.original
+        public var making = Making.nothing
+        /// Making this copy failed in this run (not tried again until the source changes).
+        public var failed = false
+        /// Its loop replays from memory (nothing is decoded: a copy would save nothing now).
+        public var replaying = false
+
+        public init(verdict: FitRule.Verdict?, cached: Bool = false, playing: Playing = .original, making: Making = .nothing,
+                    failed: Bool = false, replaying: Bool = false) {
+            self.verdict = verdict
+            self.cached = cached
+            self.playing = playing
+            self.making = making
+            self.failed = failed
+            self.replaying = replaying
+        }
+    }
+
+    public enum Action: Equatable, Sendable {
+        /// Switch to the copy at the next seam.
+        case useCopy
+        /// Switch back to the original at the next seam.
+        case useOriginal
+        /// Start a child making the copy.
+        case make
+        /// Stop the child making this video's copy (deleting what it made so far).
+        case stopMaking
+    }
+
+    public static func actions(_ f: Facts) -> [Action] {
+        guard let verdict = f.verdict else { return [] }
+        var out: [Action] = []
+        guard case .make = verdict else {
+            if f.making == .this || f.making == .stale { out.append(.stopMaking) }
+            if f.playing != .original { out.append(.useOriginal) }
+            return out
+        }
+        if f.making == .stale { out.append(.stopMaking) }
+        if f.playing == .copy(current: true) { return out }
+        if f.cached { return out + [.useCopy] }
+        // A copy made for another target may be too small now: the original until the new one.
+        if f.playing == .copy(current: false) { out.append(.useOriginal) }
+        if f.making == .nothing && !f.failed && !f.replaying { out.append(.make) }
+        return out
+    }
+}

@@ -107,6 +107,8 @@ public struct OutputStatus: Equatable, Sendable {
     /// at (1.5 for a fractional scale), and how many times their size changed after the first
     /// (nil: no surface configured yet).
     public var surface: SurfaceStatus?
+    /// Where its video stands with a fitted copy (`--fit`; nil: no video open).
+    public var fit: FitStatus?
 
     /// A status with the given fields; `decode`, `shownFps` and `pace` start nil.
     public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: VideoPlayerState,
@@ -155,6 +157,7 @@ public struct OutputStatus: Equatable, Sendable {
         playlist = json["playlist"].flatMap(PlaylistStatus.init(json:))
         costs = json["costs"].flatMap(FrameCosts.init(json:))
         surface = json["surface"].flatMap(SurfaceStatus.init(json:))
+        fit = json["fit"].flatMap(FitStatus.init(json:))
     }
 
     /// The output's object in `ctl status --json`; nil fields are null or left out.
@@ -176,6 +179,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let damaged { pairs.append(("damaged", .number((damaged * 1000).rounded() / 1000))) }
         if let costs { pairs.append(("costs", costs.json)) }
         if let surface { pairs.append(("surface", surface.json)) }
+        if let fit { pairs.append(("fit", fit.json)) }
         return .object(pairs)
     }
 
@@ -192,9 +196,78 @@ public struct OutputStatus: Equatable, Sendable {
         if let renderer { s += " [\(renderer)]" }
         if let pace { s += ", \(pace)" }
         if let decode { s += ", decode: \(decode)" }
+        if let fit { s += ", fit: \(fit.text)" }
         return s
     }
 
+}
+
+/// What an output's video plays from (`--fit`), in `ctl status` (`fit`): its own file, a
+/// fitted copy being made, or the copy.
+public struct FitStatus: Equatable, Sendable {
+    public enum Stage: String, Sendable {
+        /// The video's own file (`note` says why, when there is a reason to say).
+        case original
+        /// A copy is being made (`done`, `secondsLeft`; `note`: why it waits, when it does).
+        case preparing
+        /// The copy plays, or will from the next seam.
+        case copy
+    }
+
+    public var stage: Stage
+    public var note: String?
+    /// The copy's size (being made, or playing).
+    public var size: Size?
+    /// Preparing: the share done (0…1) and the seconds left at the pace so far.
+    public var done: Double?
+    public var secondsLeft: Double?
+    /// The copy: its decode cost against the original's, as measured while making it.
+    public var decodeShare: Double?
+
+    public init(stage: Stage, note: String? = nil, size: Size? = nil, done: Double? = nil, secondsLeft: Double? = nil,
+                decodeShare: Double? = nil) {
+        self.stage = stage
+        self.note = note
+        self.size = size
+        self.done = done
+        self.secondsLeft = secondsLeft
+        self.decodeShare = decodeShare
+    }
+
+    public var json: JSON {
+        var pairs: [(String, JSON)] = [("stage", .string(stage.rawValue))]
+        if let note { pairs.append(("note", .string(note))) }
+        if let size { pairs.append(("size", .string(size.description))) }
+        if let done { pairs.append(("done", .number((done * 1000).rounded() / 1000))) }
+        if let secondsLeft { pairs.append(("seconds_left", .number(secondsLeft.rounded()))) }
+        if let decodeShare { pairs.append(("decode_share", .number((decodeShare * 1000).rounded() / 1000))) }
+        return .object(pairs)
+    }
+
+    public init?(json: JSON) {
+        guard let stage = json["stage"]?.string.flatMap(Stage.init(rawValue:)) else { return nil }
+        self.init(stage: stage, note: json["note"]?.string, size: json["size"]?.string.flatMap(ThumbnailCommand.parseSize),
+                  done: json["done"]?.number, secondsLeft: json["seconds_left"]?.number, decodeShare: json["decode_share"]?.number)
+    }
+
+    /// `copy 640x360, decodes in 4.2% of the original's CPU`, `preparing 640x360: 42%, 12 s left`,
+    /// `preparing 640x360: waiting: on battery`, `original (not worth a copy)`.
+    public var text: String {
+        switch stage {
+        case .original:
+            return "original" + (note.map { " (\($0))" } ?? "")
+        case .preparing:
+            var s = "preparing" + (size.map { " \($0)" } ?? "")
+            if let note { return s + ": waiting: \(note)" }
+            if let done { s += ": \(Int(done * 100))%" }
+            if let left = secondsLeft { s += ", \(Int(left.rounded())) s left" }
+            return s
+        case .copy:
+            return "copy" + (size.map { " \($0)" } ?? "")
+                + (decodeShare.map { ", decodes in \(String(oneDecimal: $0 * 100))% of the original's CPU" } ?? "")
+                + (note.map { " (\($0))" } ?? "")
+        }
+    }
 }
 
 /// An output's surface in `ctl status --json` (`surface`): what its buffers are now.
@@ -372,7 +445,7 @@ public enum Waybar {
         let text = videos.count == 1 ? title(videos[0]) : videos.isEmpty ? "" : "\(videos.count) videos"
         let tooltip = outputs.map { o in
             "\(o.name): \(o.state)" + (o.video.map { " - " + title($0) } ?? "") + (o.pace.map { ", \($0)" } ?? "")
-                + (o.decode.map { " (decode: \($0))" } ?? "")
+                + (o.decode.map { " (decode: \($0))" } ?? "") + (o.fit.map { ", fit: \($0.text)" } ?? "")
         }
         return .object([("text", .string(markup(LineText.escaped(text)))),
                         ("tooltip", .string(markup(tooltip.map(LineText.escaped).joined(separator: "\n")))),

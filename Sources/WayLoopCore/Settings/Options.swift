@@ -134,6 +134,8 @@ public struct OutputEntry: Equatable, Sendable {
     public var hwdec: HwdecMode?
     /// `--hwdec-device`: a DRM render node for VA-API or a CUDA device number for NVDEC.
     public var hwdecDevice: String?
+    /// `--fit`: whether an oversized video plays from a fitted copy (FitMode).
+    public var fit: FitMode?
     /// Where `video` was named, when a config file named it (`FILE:LINE`), for its errors. Not
     /// part of what the entry says: two entries that say the same are equal wherever they came from.
     public var videoOrigin: String? {
@@ -205,6 +207,9 @@ public struct OutputSettings: Equatable, Sendable {
     /// (nil: found by itself).
     public var hwdec: HwdecMode = .auto
     public var hwdecDevice: String?
+    /// Whether an oversized video plays from a fitted copy here (FitMode.combined decides for
+    /// a video several outputs show).
+    public var fit: FitMode = .auto
     /// The playlist (directory or playlist file) `video` was taken from, when it was (set by
     /// the app: the entries name the playlist, the output plays one of its videos).
     public var playlist: String?
@@ -281,6 +286,10 @@ public struct Options: Equatable, Sendable {
     public var layer: Layer = .background
     /// `--name`: an independent instance (its own lock and socket); nil: the default one.
     public var name: String?
+    /// `--fit-quality`: x264's constant rate factor for fitted copies (FitQuality).
+    public var fitQuality = FitQuality.default
+    /// `--fit-cache-max`: the fitted-copy cache's bound in bytes (least recently used out).
+    public var fitCacheMax = FitCacheSize.default
     /// `--keep-recent N`: videos switched away from that stay ready (decoded ahead, loop cache
     /// kept) for an instant switch back, within the `--cache-mb` budget (0: none).
     public var keepRecent: Int = 3
@@ -322,6 +331,7 @@ public struct Options: Equatable, Sendable {
             merged.scaling = e.scaling ?? merged.scaling
             merged.hwdec = e.hwdec ?? merged.hwdec
             merged.hwdecDevice = e.hwdecDevice ?? merged.hwdecDevice
+            merged.fit = e.fit ?? merged.fit
         }
         guard let video = merged.video else { return nil }
         var s = OutputSettings(video: video, mode: merged.mode ?? .fill,
@@ -335,6 +345,7 @@ public struct Options: Equatable, Sendable {
         s.scaling = merged.scaling ?? .auto
         s.hwdec = merged.hwdec ?? .auto
         s.hwdecDevice = merged.hwdecDevice
+        s.fit = merged.fit ?? .auto
         return s
     }
 

@@ -117,8 +117,13 @@ public enum EntrySettings {
                                                  },
                                                  render: { $0.hwdecDevice })
 
+    /// `--fit`: whether an oversized video is played from a fitted copy (FitMode).
+    public static let fit = EntrySetting("fit", flags: ["--fit"], expected: FitMode.expected,
+                                         parse: { e, v in FitMode(rawValue: v).map { e.fit = $0 } != nil },
+                                         render: { $0.fit?.rawValue })
+
     public static let all = [mode, color, dim, fallback, pauseOnFullscreen, pauseOnBattery, interval, loops, shuffle, transition,
-                             maxFps, batteryFps, scaling, hwdec, hwdecDevice]
+                             maxFps, batteryFps, scaling, hwdec, hwdecDevice, fit]
 
     /// The setting a command-line or `ctl set` flag names.
     public static func flag(_ f: String) -> EntrySetting? { all.first { $0.flags.contains(f) } }

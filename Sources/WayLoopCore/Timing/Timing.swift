@@ -92,6 +92,14 @@ public struct LoopStamper<Payload> {
         indexInPass = 0
     }
 
+    /// At the start of a pass (nothing held), the next frame's PTS starts the pass, whatever the
+    /// last pass's first was: the decoder reads another file of the same clip from here (a
+    /// fitted copy, whose timestamps may start elsewhere).
+    public mutating func newSource() {
+        guard held == nil else { return }
+        firstPts = nil
+    }
+
     /// Gives up the held frame (the decoder is stopping).
     public mutating func discardHeld() -> Payload? {
         defer { held = nil }

@@ -77,6 +77,8 @@ final class App {
     /// Every deadline of the loop, each registered once (registerTimers).
     let timers = TimerList()
     static let changeSettle: Nanos = 300_000_000
+    /// Fitted copies (`--fit`): the rule, the child making one, the switch at a seam.
+    let fitting: Fitting
     /// The state file's writer (nil: no state directory to write to), and when it writes next.
     let stateWriter: StateWriter?
     var saveClock = SaveDebounce(generation: 0)
@@ -97,6 +99,7 @@ final class App {
         self.stateWriter = stateWriter
         watcher = FileWatcher()
         pressure = PressureMonitor.open(log: log.scoped("memory"))
+        fitting = Fitting(log: log.scoped("fit"))
         loop = EventLoop(display: display)
         control?.delegate = requests
         registerSources()
@@ -323,6 +326,7 @@ final class App {
 
     /// Children before parents: surfaces and sinks, textures, renderer, decoders, EGL, outputs, registry.
     private func teardown() {
+        fitting.stopChild("the wallpaper stops")
         saveStateNow(final: true)
         for h in heads.values { h.dropSurface() }
         device?.releaseSurfaces()

@@ -24,6 +24,8 @@ protocol ControlledApp: AnyObject {
     func playlistError(_ source: String) -> VideoError?
     func run(of h: Head) -> PlaylistRun?
     func stateEvent(_ h: Head) -> StateEvent
+    /// Where `video` stands with its fitted copy (`--fit`; nil: not looked at).
+    func fitStatus(_ video: String) -> FitStatus?
 
     func settingsChanged()
     func addOverride(_ entry: OutputEntry) -> Int

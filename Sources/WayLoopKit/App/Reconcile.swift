@@ -108,6 +108,7 @@ extension App {
                     needsReconcile = true
                 case .reopen:
                     log.notice("'\(path)' changed on disk: opening it again")
+                    fitting.sourceChanged(path)
                     stopVideo(path)
                     // Its outputs draw the new clip's first frame whatever its serial.
                     for h in heads.values where h.drawn?.video == path { h.surface?.invalidate() }

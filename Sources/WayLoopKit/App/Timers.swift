@@ -35,6 +35,8 @@ extension App {
         timers.add("playlist-still", due: { [unowned self] now in
             playlists.stillDeadline(now: now) { videos.clip($0)?.isStill == true }
         })
+        timers.add("fit", due: { [unowned self] now in fitting.nextLook(now: now, anyOpen: !videos.open.isEmpty) },
+                   fire: { [unowned self] now in lookAfterCopies(now: now) })
         timers.add("save-state", due: { [unowned self] _ in stateWriter == nil ? nil : saveClock.due },
                    fire: { [unowned self] _ in saveStateNow(final: false) })
     }
@@ -57,6 +59,17 @@ extension App {
             for h in heads.values { updatePause(h) }
             needsReconcile = true  // --battery-fps: the caps change
         }
+    }
+
+    /// `--fit`: each open video's copy (Fitting), from the outputs that show it now.
+    func lookAfterCopies(now: Nanos) {
+        let videos = videos.open.map { (path, clip) in
+            Fitting.Video(path: path, clip: clip, outputs: outputsShowing(path),
+                          mode: FitMode.combined(heads.values.compactMap { h in
+                              [h.drawn ?? h.target, h.fade?.from].compactMap { $0 }.first { $0.video == path }?.fit
+                          }))
+        }
+        fitting.look(videos, quality: options.fitQuality, cacheMax: options.fitCacheMax, now: now)
     }
 
     /// `--release-after`: a video nobody could see for that long gives back its decoder and frames.

@@ -80,6 +80,27 @@ final class Clip {
         return p
     }
 
+    /// The file its decoder is asked to read (a fitted copy; nil: its own), from the next seam
+    /// on and at every restart.
+    private(set) var wantedFile: String?
+
+    /// Reads `file` (a fitted copy, or nil: its own file) from the next loop seam on: the
+    /// picture goes on without a gap, from the same place (Decoder.switchFileAtSeam).
+    func read(from file: String?) {
+        wantedFile = file
+        channel.wantedFile = file
+    }
+
+    /// The file the decoder reads now (nil: not opened yet).
+    var readingFile: String? { isReleased ? wantedFile ?? path : channel.readingFile }
+
+    /// A file the decoder would not switch to, and why (once): it goes on with its own.
+    func takeRefusedFile() -> (file: String, reason: String)? {
+        guard let r = channel.takeRefused() else { return nil }
+        if wantedFile == r.file { wantedFile = nil }
+        return r
+    }
+
     /// The outputs that show it (size, mode), for the decoder's choice of `lowres` at open.
     private var outputs: [(size: Size, mode: ScaleMode)]
 
@@ -183,6 +204,8 @@ final class Clip {
         if scaleSent { channel.targetScale = decodeScale }
         channel.skipCap = skipCap
         channel.outputs = outputs
+        channel.wantedFile = wantedFile
+        channel.referenceWidth = info?.width
         thread = Decoder.start(path: path, channel: channel, log: log)
         clock = PlaybackClock()
         shownRate.reset()

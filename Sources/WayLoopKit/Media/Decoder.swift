@@ -9,7 +9,13 @@ import WayLoopCore
 
 /// Runs on the decoder thread only.
 final class Decoder {
+    /// The video (its errors and notices name it) and the file read now: the video's own, or
+    /// its fitted copy (FitPlan), switched at the end of a pass.
     private let path: String
+    private var file: String
+    /// The video's own coded width over the file's: the main thread's target scale is of the
+    /// video, the file's frames are scaled by it times this (1 for the video's own file).
+    private var fileRatio = 1.0
     private let channel: FrameChannel
     private let log: Logger
     private var format: UnsafeMutablePointer<AVFormatContext>?
@@ -81,6 +87,7 @@ final class Decoder {
 
     init(path: String, channel: FrameChannel, log: Logger) {
         self.path = path
+        file = channel.wantedFile ?? path
         self.channel = channel
         self.log = log
     }
@@ -111,25 +118,25 @@ final class Decoder {
     // MARK: Opening
 
     private func open() throws(VideoError) -> VideoInfo {
-        let input = try VideoInput.open(path)
+        let input: VideoInput
+        do { input = try VideoInput.open(file) } catch {
+            // A copy that no longer opens: the video's own file, and the main thread hears why.
+            guard file != path else { throw error }
+            channel.refuse(file, "\(error)")
+            file = path
+            return try open()
+        }
+        channel.readingFile = file
         let fmt = input.format, decoder = input.decoder
-        format = fmt
-        streamIndex = input.streamIndex
         let stream = input.stream
         let par = stream.pointee.codecpar!
-        timeBase = stream.pointee.time_base
-        maxLowres = Int(decoder.pointee.max_lowres)
-        intraOnly = (avcodec_descriptor_get(par.pointee.codec_id)?.pointee.props ?? 0) & avx_codec_prop_intra_only() != 0
+        adopt(input)
         let orientation = Decoder.orientation(of: stream)
         hintedScale = DecodeScale.factor(video: Size(width: Int(par.pointee.width), height: Int(par.pointee.height)),
                                          turned: orientation.rotation % 180 != 0, outputs: channel.outputs)
         chooseDecodePath(decoder, par)
         try openCodec(decoder, par, lowres: hwDevice == nil ? wantedLowres : 0)
         packet = av_packet_alloc()
-        for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {
-            nominalDuration = av_rescale(Nanos(rate.den), .nanosPerSecond, Nanos(rate.num))
-            break
-        }
         let pixfmt = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.pointee.format)).map { String(cString: $0) } ?? "?"
         let frameBytes = av_image_get_buffer_size(AVPixelFormat(rawValue: par.pointee.format), par.pointee.width, par.pointee.height, 1)
         // Header values are untrusted: no arithmetic here may trap (overflow, division by zero).
@@ -152,6 +159,63 @@ final class Decoder {
                          codec: String(cString: decoder.pointee.name), pixelFormat: pixfmt,
                          frameRate: Double(Nanos.nanosPerSecond) / Double(nominalDuration),
                          orientation: orientation)
+    }
+
+    /// Takes an opened file's demuxer and stream facts (the codec is opened after).
+    private func adopt(_ input: VideoInput) {
+        let stream = input.stream
+        let par = stream.pointee.codecpar!
+        format = input.format
+        streamIndex = input.streamIndex
+        timeBase = stream.pointee.time_base
+        maxLowres = Int(input.decoder.pointee.max_lowres)
+        intraOnly = (avcodec_descriptor_get(par.pointee.codec_id)?.pointee.props ?? 0) & avx_codec_prop_intra_only() != 0
+        for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {
+            nominalDuration = av_rescale(Nanos(rate.den), .nanosPerSecond, Nanos(rate.num))
+            break
+        }
+        let width = Int(par.pointee.width)
+        let reference = channel.referenceWidth ?? width
+        if channel.referenceWidth == nil && file == path { channel.referenceWidth = width }
+        fileRatio = width > 0 ? Double(reference) / Double(width) : 1
+    }
+
+    /// The end of a pass, when the main thread asked for another file (FitPlan: the fitted copy,
+    /// or the video's own file again): the next pass is read from it, from its first frame, on
+    /// the same timeline (LoopStamper.newSource). False when it will not open (the main thread
+    /// hears why) or the clip decodes in hardware (its copy is only for software decoding):
+    /// the loop goes on from the file it reads.
+    private func switchFileAtSeam() throws(VideoError) -> Bool {
+        guard let next = channel.wantedFile, next != file, hwDevice == nil else { return false }
+        let input: VideoInput
+        do { input = try VideoInput.open(next) } catch {
+            channel.refuse(next, "\(error)")
+            channel.wantedFile = nil
+            return false
+        }
+        closeDecoder()
+        let previous = file
+        file = next
+        adopt(input)
+        let par = input.stream.pointee.codecpar!
+        do { try openCodec(input.decoder, par, lowres: wantedLowres) } catch {
+            // It opened but its codec would not: back to the file it read.
+            channel.refuse(next, "\(error)")
+            channel.wantedFile = nil
+            closeDecoder()
+            file = previous
+            adopt(try VideoInput.open(previous))
+            let back = format!.pointee.streams[Int(streamIndex)]!.pointee.codecpar!
+            guard let decoder = avcodec_find_decoder(back.pointee.codec_id) else { throw .decodeFailed(path, reason: "cannot open the codec again") }
+            try openCodec(decoder, back, lowres: wantedLowres)
+        }
+        packet = av_packet_alloc()
+        draining = false
+        lastFedPts = nil
+        stamper.newSource()
+        channel.readingFile = file
+        log.debug("from pass \(stamper.pass): reading '\(file)'\(file == path ? " (its own file)" : "")")
+        return true
     }
 
     /// (Re)creates the codec context at `lowres` (the old one, if any, is freed: its frames
@@ -184,7 +248,7 @@ final class Decoder {
 
     /// The scale the outputs need (of the coded size): the main thread's once it has said,
     /// else what `channel.outputs` gave at open.
-    private var wantedScale: Double { channel.targetScaleIsSet ? channel.targetScale : hintedScale }
+    private var wantedScale: Double { channel.targetScaleIsSet ? min(1, channel.targetScale * fileRatio) : hintedScale }
     private var wantedLowres: Int { DecodeScale.lowres(scale: wantedScale, maxLowres: maxLowres) }
 
     /// Opens the codec again at another `lowres` when the outputs' needs moved past a power of
@@ -349,7 +413,7 @@ final class Decoder {
             channel.dropCache()
         }
         state.framesThisPass = 0
-        try rewind()
+        if try !switchFileAtSeam() { try rewind() }
         return .goOn
     }
 
@@ -400,6 +464,18 @@ final class Decoder {
 
     /// Opens the file and the codec again after a replay (closeDecoder freed them).
     private func reopenToDecode() throws(VideoError) {
+        if let want = channel.wantedFile, want != file, hwDevice == nil, let input = try? VideoInput.open(want) {
+            // A switch asked for while the loop replayed: it takes effect now.
+            file = want
+            adopt(input)
+            channel.readingFile = want
+            stamper.newSource()
+            log.debug("decoding again, from '\(file)'")
+            try openCodec(input.decoder, input.stream.pointee.codecpar!, lowres: wantedLowres)
+            packet = av_packet_alloc()
+            draining = false
+            return
+        }
         try reopen()
         guard let par = format?.pointee.streams[Int(streamIndex)]?.pointee.codecpar,
               let decoder = avcodec_find_decoder(par.pointee.codec_id) else {
@@ -558,7 +634,7 @@ final class Decoder {
     private func reopen() throws(VideoError) {
         avformat_close_input(&format)
         var fmt: UnsafeMutablePointer<AVFormatContext>?
-        var rc = avformat_open_input(&fmt, Sys.cPath(path), nil, nil)
+        var rc = avformat_open_input(&fmt, Sys.cPath(file), nil, nil)
         guard rc >= 0, let fmt else { throw .decodeFailed(path, reason: "cannot reopen to loop: \(AVError.text(rc))") }
         format = fmt
         rc = avformat_find_stream_info(fmt, nil)

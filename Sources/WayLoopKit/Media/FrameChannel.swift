@@ -130,6 +130,31 @@ final class FrameChannel: @unchecked Sendable {
         set { lock.withLock { _checkSeconds = newValue } }
     }
 
+    /// The file the decoder reads from its next pass on: a fitted copy, or the video's own file
+    /// again (nil: its own). Set by the main thread; the decoder takes it at the end of a pass.
+    private var _wantedFile: String?
+    var wantedFile: String? {
+        get { lock.withLock { _wantedFile } }
+        set { lock.withLock { _wantedFile = newValue } }
+    }
+    /// The file the decoder reads now (set by the decoder when it opens one).
+    private var _readingFile: String?
+    var readingFile: String? {
+        get { lock.withLock { _readingFile } }
+        set { lock.withLock { _readingFile = newValue } }
+    }
+    /// A file the decoder would not switch to, and why (taken once by the main thread).
+    private var _refused: (file: String, reason: String)?
+    func refuse(_ file: String, _ reason: String) { lock.withLock { _refused = (file, reason) } }
+    func takeRefused() -> (file: String, reason: String)? { lock.withLock { defer { _refused = nil }; return _refused } }
+    /// The video's own coded width (set before start when known): `targetScale` is of it, and
+    /// the decoder scales a copy's frames by the two widths' ratio.
+    private var _referenceWidth: Int?
+    var referenceWidth: Int? {
+        get { lock.withLock { _referenceWidth } }
+        set { lock.withLock { _referenceWidth = newValue } }
+    }
+
     /// The decoder thread's CPU time per decoded frame (FrameCosts.decode).
     private var _decodeCost = StageCost()
     var decodeCost: StageCost { lock.withLock { _decodeCost } }

@@ -1,0 +1,364 @@
+// The wallpaper's fitted copies (`--fit`): for each video it plays, what the rule says now
+// (FitRule, from the outputs showing it and the cap in force), the copy in the cache or the
+// `wayloop prepare --for-wallpaper` child making it (one at a time, at idle priority), and the
+// switch to the copy at a loop seam (Clip.read(from:)). What to do is FitPlan's; this carries it
+// out and keeps what status reports. Main thread only.
+import CSystem
+import Glibc
+import WayLoopCore
+
+final class Fitting {
+    /// One video's copy, as far as this run knows.
+    struct Record {
+        /// The clip's facts (read once per source: Prepare.facts).
+        var facts: FitRule.Clip?
+        /// The key of the copy the verdict asks for, and the target it was worked out for.
+        var key: FitCache.Key?
+        var target: FitRule.Target?
+        /// The key's copy is in the cache, sound (looked up once per key, and after a child).
+        var cached = false
+        /// The copy the clip was asked to read (nil: its own file).
+        var reading: String?
+        /// Its decode cost against the original's, measured while making it.
+        var share: Double?
+        /// Making this key's copy failed in this run (not tried again until the source changes).
+        var failedKey: String?
+        /// Why the original plays, for status (nil: nothing worth saying).
+        var note: String?
+        /// The clip this was for: a new one (the video opened again) reads its own file first.
+        var clip: ObjectIdentifier?
+    }
+
+    private(set) var records: [String: Record] = [:]
+    private var child: PrepareChild?
+    private let log: Logger
+    /// Where copies are kept (nil: no cache directory: fitting is off, said once at debug).
+    let cache: FitCache?
+    /// The `wayloop` executable that makes copies (nil: none found: fitting is off).
+    private let maker: String?
+
+    init(log: Logger) {
+        self.log = log
+        cache = FitCache.standard()
+        maker = Fitting.findMaker()
+        if cache == nil { log.debug("no cache directory (neither XDG_CACHE_HOME nor HOME): no fitted copies") }
+        if maker == nil { log.debug("no wayloop executable found to make fitted copies (this program is not wayloop, and none is on PATH)") }
+    }
+
+    /// `$WAYLOOP_FIT_MAKER` (`none`: no copies are made; the test harness sets it), else this
+    /// program when it is `wayloop`, else the `wayloop` on PATH (a host embedding the library).
+    private static func findMaker() -> String? {
+        if let m = Sys.env("WAYLOOP_FIT_MAKER"), !m.isEmpty { return m == "none" ? nil : m }
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+        if n > 0 {
+            let me = Sys.string(buf)
+            if me.split(separator: "/").last == "wayloop" { return me }
+        }
+        for dir in (Sys.env("PATH") ?? "").split(separator: ":") where dir.hasPrefix("/") {
+            let p = "\(dir)/wayloop"
+            if access(Sys.cPath(p), X_OK) == 0 { return p }
+        }
+        return nil
+    }
+
+    /// While a child runs or a video could want a copy: look twice a second.
+    func nextLook(now: Nanos, anyOpen: Bool) -> Nanos? { child != nil || anyOpen ? lastLook + 500_000_000 : nil }
+    private var lastLook: Nanos = 0
+
+    /// What the rule needs of a video, how it plays now, and what the outputs showing it need.
+    struct Video {
+        let path: String
+        let clip: Clip
+        let outputs: [(size: Size, mode: ScaleMode)]
+        let mode: FitMode
+    }
+
+    /// Looks at every open video: reads the child's reports, and carries out FitPlan.
+    func look(_ videos: [Video], quality: Int, cacheMax: Int, now: Nanos) {
+        lastLook = now
+        readChild(videos)
+        for v in videos { lookAfter(v, quality: quality, cacheMax: cacheMax) }
+        // The child's video is gone (switched away, stopped): it is not needed any more.
+        if let c = child, !videos.contains(where: { $0.path == c.video }) { stopChild("'\(c.video)' no longer plays") }
+        let open = Set(videos.map(\.path))
+        for p in records.keys where !open.contains(p) { records[p] = nil }
+    }
+
+    private func lookAfter(_ v: Video, quality: Int, cacheMax: Int) {
+        var r = records[v.path] ?? Record()
+        defer { records[v.path] = r }
+        if r.clip != ObjectIdentifier(v.clip) {
+            r.clip = ObjectIdentifier(v.clip)
+            r.reading = nil
+        }
+        if let refused = v.clip.takeRefusedFile() {
+            log.notice("'\(v.path)': its fitted copy would not play (\(refused.reason)): deleted; the original plays on")
+            unlink(Sys.cPath(refused.file))
+            r.failedKey = r.key?.fileName
+            r.cached = false
+            r.reading = nil
+            r.note = "the copy would not play"
+        }
+        guard let cache, let info = v.clip.info, v.clip.error == nil else { return }
+        if r.facts == nil {
+            do { r.facts = try Prepare.facts(v.path) } catch {
+                r.facts = FitRule.Clip(size: Size(width: info.width, height: info.height), frameRate: info.frameRate, codec: info.codec,
+                                       duration: nil)
+            }
+        }
+        var facts = r.facts!
+        facts.decodedForFree = v.clip.decodePath.map { !$0.hasPrefix("software") } ?? false
+        let verdict = FitRule.verdict(facts, outputs: v.outputs, cap: v.clip.frameCap, mode: maker == nil ? .off : v.mode)
+        if case .make(let target) = verdict {
+            if r.target != target || r.key?.quality != quality {
+                r.target = target
+                // The key names the file by its absolute path, as `wayloop prepare` does.
+                let source = Paths.absolute(v.path, in: Sys.currentDirectory, home: Sys.env("HOME"))
+                r.key = try? FitCache.key(source: source, size: target.size, keepEvery: target.keepEvery, quality: quality)
+                r.cached = r.key.map { cache.lookup($0, notice: { log.notice($0) }) != nil } ?? false
+            }
+            r.note = nil
+        } else if case .keep(let why) = verdict {
+            r.note = maker == nil ? "no wayloop executable to make a copy" : Fitting.describe(why)
+        }
+        guard let key = r.key else { return }
+        let copyPath = cache.path(key)
+        var facts2 = FitPlan.Facts(verdict: verdict)
+        facts2.cached = r.cached
+        facts2.playing = r.reading.map { .copy(current: $0 == copyPath) } ?? .original
+        if let c = child { facts2.making = c.video != v.path ? .other : c.key == key ? .this : .stale }
+        facts2.failed = r.failedKey == key.fileName
+        facts2.replaying = v.clip.isReplaying
+        for action in FitPlan.actions(facts2) {
+            switch action {
+            case .useCopy:
+                log.debug("'\(v.path)': playing its fitted copy \(key.size) from the next loop seam: \(copyPath)")
+                v.clip.read(from: copyPath)
+                r.reading = copyPath
+            case .useOriginal:
+                log.debug("'\(v.path)': back to its own file from the next loop seam")
+                v.clip.read(from: nil)
+                r.reading = nil
+            case .stopMaking:
+                stopChild("'\(v.path)' no longer needs the copy being made")
+            case .make:
+                guard case .make(let target) = verdict else { break }
+                start(v, target: target, key: key, quality: quality, cacheMax: cacheMax, cache: cache)
+            }
+        }
+    }
+
+    private func start(_ v: Video, target: FitRule.Target, key: FitCache.Key, quality: Int, cacheMax: Int, cache: FitCache) {
+        guard let maker else { return }
+        cache.removeStaleParts()
+        var args = [maker, "prepare", "--for-wallpaper", "--always", "--size", target.size.description, "--quality", "\(quality)",
+                    "--fit-cache-max", "\(cacheMax >> 20)"]
+        if target.keepEvery > 1, let cap = v.clip.frameCap { args += ["--max-fps", FrameCap.text(cap)] }
+        args.append(key.source)
+        guard let c = PrepareChild(argv: args, video: v.path, key: key, size: target.size) else {
+            log.notice("'\(v.path)': cannot start '\(maker) prepare' (\(Sys.errnoText())): the original plays on")
+            records[v.path]?.failedKey = key.fileName
+            return
+        }
+        child = c
+        firstNotice(v, target: target, cache: cache)
+        log.debug("'\(v.path)': making a fitted copy \(target.size) (pid \(c.pid)): \(args.joined(separator: " "))")
+    }
+
+    /// Once per user (a mark in the cache's parent directory): what it does, why, the saving
+    /// expected and how to turn it off. Later copies are logged at debug only.
+    private func firstNotice(_ v: Video, target: FitRule.Target, cache: FitCache) {
+        let mark = cache.directory + "/../fit-noticed"
+        guard access(Sys.cPath(mark), F_OK) != 0 else { return }
+        let name = v.path.split(separator: "/").last.map(String.init) ?? v.path
+        let info = v.clip.info.map { "\($0.width)x\($0.height) \($0.codec)" } ?? "it"
+        log.notice("making a smaller copy of '\(name)' (\(info) → \(target.size) H.264, what the largest output showing it needs) "
+            + "at idle priority: playing it should cost about \(String(oneDecimal: target.expectedCost * 100))% of the CPU decoding "
+            + "the original does. It is a re-encode, kept in \(cache.directory); --fit off plays every file as it is "
+            + "(this notice is shown once)")
+        _ = Sys.makeDirectories(cache.directory)
+        _ = Sys.writeWhole(Array("\(Sys.now())\n".utf8), to: mark, mode: 0o644, sync: false)
+    }
+
+    /// Reads what the child wrote; when it has ended, what came of it.
+    private func readChild(_ videos: [Video]) {
+        guard let c = child else { return }
+        for line in c.readLines() {
+            guard let report = FitReport(line: line) else {
+                relay(line, from: c)
+                continue
+            }
+            switch report {
+            case .progress(let d, let left): c.done = d; c.secondsLeft = left
+            case .waiting(let why):
+                c.waiting = why
+                log.debug("'\(c.video)': making its fitted copy waits: \(why)")
+            case .goingOn: c.waiting = nil
+            case .made(let path, let share, _):
+                c.made = path
+                records[c.video]?.share = share
+            }
+        }
+        guard let status = c.exitStatus() else { return }
+        child = nil
+        if let made = c.made, made == cache?.path(c.key) {
+            records[c.video]?.cached = true
+            log.debug("'\(c.video)': its fitted copy is ready: \(made)")
+        } else {
+            records[c.video]?.failedKey = c.key.fileName
+            if !c.said {
+                log.notice("'\(c.video)': no fitted copy (the maker ended with \(status)); the original plays on")
+            }
+            records[c.video]?.note = "the copy could not be made"
+        }
+    }
+
+    /// A line of the child's that is not a report: its errors and notices become one notice of
+    /// the wallpaper's; the rest (what the copy cost and saves) is logged at debug.
+    private func relay(_ line: String, from c: PrepareChild) {
+        for prefix in ["wayloop: error: prepare: ", "wayloop: error: ", "wayloop: notice: prepare: ", "wayloop: notice: "] where line.hasPrefix(prefix) {
+            let text = String(line.dropFirst(prefix.count))
+            if prefix.contains("error") {
+                c.said = true
+                log.notice("'\(c.video)': no fitted copy: \(text); the original plays on")
+            } else {
+                log.notice("fitted copy: \(text)")
+            }
+            return
+        }
+        log.debug("fitted copy: \(line)")
+    }
+
+    /// Stops the child (SIGTERM: it deletes what it made so far, between two frames).
+    func stopChild(_ why: String) {
+        guard let c = child else { return }
+        child = nil
+        log.debug("stopping the fitted copy's maker (pid \(c.pid)): \(why)")
+        c.stop()
+    }
+
+    /// The file watcher saw `path` change: its copy (of the old contents) is deleted, and the
+    /// child making one stopped; the rule looks again once it has opened again.
+    func sourceChanged(_ path: String) {
+        if child?.video == path { stopChild("'\(path)' changed on disk") }
+        guard let r = records.removeValue(forKey: path) else { return }
+        if let copy = r.reading ?? (r.cached ? r.key.flatMap { cache?.path($0) } : nil), unlink(Sys.cPath(copy)) == 0 {
+            log.notice("'\(path)' changed: its fitted copy is deleted (a new one is made if it is worth it)")
+        }
+    }
+
+    /// For status: where `path` stands (nil: fitting has not looked at it).
+    func status(_ path: String, clip: Clip?) -> FitStatus? {
+        if let c = child, c.video == path {
+            return FitStatus(stage: .preparing, note: c.waiting, size: c.size, done: c.done, secondsLeft: c.secondsLeft)
+        }
+        guard let r = records[path] else { return nil }
+        if let reading = r.reading {
+            let note = clip?.readingFile == reading ? nil : clip?.isReplaying == true ? "from the next decode; the loop replays from memory" : "from the next loop seam"
+            return FitStatus(stage: .copy, note: note, size: r.target?.size, decodeShare: r.share)
+        }
+        return FitStatus(stage: .original, note: r.note)
+    }
+
+    static func describe(_ why: FitRule.Skip) -> String? {
+        switch why {
+        case .off: return "--fit off"
+        case .still: return nil
+        case .decodedForFree: return "decoded in hardware"
+        case .tooLong: return "longer than \(Int(FitRule.maxDuration / 60)) minutes"
+        case .notWorthIt: return "not worth a copy"
+        }
+    }
+}
+
+/// A `wayloop prepare --for-wallpaper` child: its output (stdout and stderr, one pipe, read
+/// without blocking) and its end.
+final class PrepareChild {
+    let pid: pid_t
+    let video: String
+    let key: FitCache.Key
+    let size: Size
+    private let fd: Int32
+    private var pending: [UInt8] = []
+    var done: Double?
+    var secondsLeft: Double?
+    var waiting: String?
+    var made: String?
+    /// It said why it failed (its error line became the notice).
+    var said = false
+    private var status: String?
+
+    init?(argv: [String], video: String, key: FitCache.Key, size: Size) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return nil }
+        for f in fds { _ = fcntl(f, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        let cArgs = argv.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var p: pid_t = 0
+        let rc = posix_spawn(&p, argv[0], &actions, nil, cArgs, environ)
+        close(fds[1])
+        guard rc == 0 else {
+            close(fds[0])
+            errno = rc
+            return nil
+        }
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        pid = p
+        fd = fds[0]
+        self.video = video
+        self.key = key
+        self.size = size
+    }
+
+    deinit { close(fd) }
+
+    /// The whole lines written since the last call.
+    func readLines() -> [String] {
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fd, &buf, buf.count)
+            guard n > 0 else { break }
+            pending += buf[0..<n]
+        }
+        var lines: [String] = []
+        while let nl = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(String(decoding: pending[..<nl], as: UTF8.self))
+            pending.removeSubrange(...nl)
+        }
+        return lines
+    }
+
+    /// How it ended (`status 1`, `signal 9`), nil while it runs.
+    func exitStatus() -> String? {
+        if let status { return status }
+        var st: Int32 = 0
+        guard waitpid(pid, &st, WNOHANG) == pid else { return nil }
+        status = st & 0x7f == 0 ? "status \((st >> 8) & 0xff)" : "signal \(st & 0x7f)"
+        return status
+    }
+
+    /// SIGTERM, and a wait for it (it stops between two frames); SIGKILL after 3 s.
+    func stop() {
+        guard exitStatus() == nil else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<150 {
+            if exitStatus() != nil { return }
+            usleep(20_000)
+        }
+        kill(pid, SIGKILL)
+        var st: Int32 = 0
+        waitpid(pid, &st, 0)
+        status = "signal 9"
+    }
+}
+
+extension App {
+    func fitStatus(_ video: String) -> FitStatus? { fitting.status(video, clip: videos.clip(video)) }
+}
