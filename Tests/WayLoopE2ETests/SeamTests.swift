@@ -25,7 +25,9 @@ final class SeamTests: CompositorTestCase {
         var forcedSkips = 0
     }
 
-    /// Plays `clip` until the trace reaches pass 6 and checks passes 1...5.
+    /// Plays `clip` until the trace reaches pass `passes.upperBound + 1` and checks `passes`
+    /// (1...5 unless said; `env` adds to the compositor's environment; `ready`, when given,
+    /// is waited for in its log first, and the passes counted from the one after it).
     ///
     /// What WayLoop decides is checked: which frames, in which order, each stamped with its
     /// duration (media time), each committed when it was due (Pacing: never before, and at most
@@ -35,15 +37,26 @@ final class SeamTests: CompositorTestCase {
     /// the frame due then: such a left-out frame is allowed, and only then. How long each frame
     /// was on screen (presented − presented) is the compositor's: printed, not asserted.
     @discardableResult
-    private func checkSeam(_ clip: String, frames: Int, loopLength: Int64, durations: [Int64]? = nil, args: [String] = [],
-                           cached: Bool = true, file: StaticString = #filePath, line: UInt = #line) throws -> SeamReport {
+    func checkSeam(_ clip: String, frames: Int, loopLength: Int64, durations: [Int64]? = nil, args: [String] = [],
+                   env extra: [String: String?] = [:], ready: ((String) -> Int?)? = nil, cached: Bool = true,
+                   file: StaticString = #filePath, line: UInt = #line) throws -> SeamReport {
         let sway = try compositor()
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-seam-\(getpid())-\(clip)").path
         try? FileManager.default.removeItem(atPath: trace)
         defer { try? FileManager.default.removeItem(atPath: trace) }
-        let w = try Wayloop(["-v", "--trace-frames", trace] + args + [Repo.clip(clip)], env: sway.env)
-        XCTAssertTrue(Wait.until(timeout: 60) { TraceFile.maxPass(trace) >= 6 || !w.isRunning },
-                      "\(clip): the trace never reached pass 6: \(w.stderr)", file: file, line: line)
+        var env = sway.env
+        for (k, v) in extra { env[k] = v }
+        let w = try Wayloop(["-v", "--trace-frames", trace] + args + [Repo.clip(clip)], env: env)
+        var first = 1
+        if let ready {
+            var from: Int?
+            XCTAssertTrue(Wait.until(timeout: 120) { from = ready(w.stderr); return from != nil || !w.isRunning },
+                          "\(clip): never ready: \(w.stderr)", file: file, line: line)
+            first = max(1, from ?? 1)
+        }
+        let passes = first...(first + 4)
+        XCTAssertTrue(Wait.until(timeout: 60) { TraceFile.maxPass(trace) >= passes.upperBound + 1 || !w.isRunning },
+                      "\(clip): the trace never reached pass \(passes.upperBound + 1): \(w.stderr)", file: file, line: line)
         XCTAssertEqual(w.stop(), 0, file: file, line: line)
         // Small clips fit the loop cache (default 128 MiB): passes 1 on come from memory.
         XCTAssertEqual(w.stderr.contains("the whole loop is in memory"), cached,
@@ -51,8 +64,9 @@ final class SeamTests: CompositorTestCase {
         let all = TraceFile.records(trace).filter { $0.output == sway.outputs[0] }
         let pacing = Pacing(all, tolerance: Pacing.tolerance)
         // The holds into and through passes 1...5, up to pass 6's first frame.
-        let holds = pacing.holds.filter { (1...5).contains($0.b.pass) || ($0.b.pass == 6 && $0.b.index == 0) }
-        let recs = all.filter { (1...5).contains($0.pass) } + all.filter { $0.pass == 6 && $0.index == 0 }
+        let after = passes.upperBound + 1
+        let holds = pacing.holds.filter { passes.contains($0.b.pass) || ($0.b.pass == after && $0.b.index == 0) }
+        let recs = all.filter { passes.contains($0.pass) } + all.filter { $0.pass == after && $0.index == 0 }
         var report = SeamReport(records: recs)
         for h in holds {
             let (a, b) = (h.a, h.b)
@@ -90,7 +104,7 @@ final class SeamTests: CompositorTestCase {
         // on is its own plus the loop's length.
         let byPlace = Dictionary(grouping: all, by: { [$0.pass, $0.index] }).compactMapValues(\.first)
         var compared = 0
-        for r in recs where r.pass <= 5 {
+        for r in recs where r.pass <= passes.upperBound {
             guard let next = byPlace[[r.pass + 1, r.index]] else { continue }
             compared += 1
             XCTAssertEqual(next.media - r.media, loopLength, "\(clip): loop length on the timeline at frame \(r.index)", file: file, line: line)
@@ -105,6 +119,20 @@ final class SeamTests: CompositorTestCase {
             + "outliers=\(report.presentOutliers) frames left out where the compositor held WayLoop back=\(report.forcedSkips) "
             + "loop periods as presented=\(periods) ms; \(pacing.latencyReport)")
         return report
+    }
+
+    /// A 4K clip on a 640x360 output gets a fitted copy (FitTests has the rest), and the loop
+    /// goes on from it at a seam: checked over the switch (from the original's last frame to
+    /// the copy's first) and five passes of the copy, as every other seam.
+    func testSeamThroughTheSwitchToAFittedCopy() throws {
+        let fitEnv: [String: String?] = ["WAYLOOP_FIT_MAKER": nil, "WAYLOOP_FIT_IGNORE_LOAD": "1",
+                                         "WAYLOOP_POWER_SUPPLY_DIR": FileManager.default.temporaryDirectory.path + "/wayloop-no-power-supplies"]
+        try checkSeam("seam-2160p30.mp4", frames: 30, loopLength: 1_000_000_000, env: fitEnv, ready: { log in
+            // "from pass N: reading '…/wayloop/fitted/…'": pass N's first hold is the switch.
+            guard let line = log.split(separator: "\n").first(where: { $0.contains("reading '") && $0.contains("/wayloop/fitted/") }),
+                  let n = line.components(separatedBy: "from pass ").last?.split(separator: ":").first.flatMap({ Int($0) }) else { return nil }
+            return n
+        }, cached: false)
     }
 
     /// 30 fps with B-frames and an audio track longer than the video: the audio adds nothing.

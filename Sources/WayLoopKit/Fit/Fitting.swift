@@ -21,8 +21,10 @@ final class Fitting {
         var reading: String?
         /// Its decode cost against the original's, measured while making it.
         var share: Double?
-        /// Making this key's copy failed in this run (not tried again until the source changes).
+        /// This key's copy could not be made or played in this run (not tried again until the
+        /// source changes), and what status says of it.
         var failedKey: String?
+        var failure: String?
         /// Why the original plays, for status (nil: nothing worth saying).
         var note: String?
         /// The clip this was for: a new one (the video opened again) reads its own file first.
@@ -96,9 +98,9 @@ final class Fitting {
             log.notice("'\(v.path)': its fitted copy would not play (\(refused.reason)): deleted; the original plays on")
             unlink(Sys.cPath(refused.file))
             r.failedKey = r.key?.fileName
+            r.failure = "the copy would not play"
             r.cached = false
             r.reading = nil
-            r.note = "the copy would not play"
         }
         guard let cache, let info = v.clip.info, v.clip.error == nil else { return }
         if r.facts == nil {
@@ -118,7 +120,7 @@ final class Fitting {
                 r.key = try? FitCache.key(source: source, size: target.size, keepEvery: target.keepEvery, quality: quality)
                 r.cached = r.key.map { cache.lookup($0, notice: { log.notice($0) }) != nil } ?? false
             }
-            r.note = nil
+            r.note = r.failedKey != nil && r.failedKey == r.key?.fileName ? r.failure : nil
         } else if case .keep(let why) = verdict {
             r.note = maker == nil ? "no wayloop executable to make a copy" : Fitting.describe(why)
         }
@@ -144,13 +146,17 @@ final class Fitting {
                 stopChild("'\(v.path)' no longer needs the copy being made")
             case .make:
                 guard case .make(let target) = verdict else { break }
-                start(v, target: target, key: key, quality: quality, cacheMax: cacheMax, cache: cache)
+                if !start(v, target: target, key: key, quality: quality, cacheMax: cacheMax, cache: cache) {
+                    r.failedKey = key.fileName
+                    r.failure = "the copy could not be made"
+                }
             }
         }
     }
 
-    private func start(_ v: Video, target: FitRule.Target, key: FitCache.Key, quality: Int, cacheMax: Int, cache: FitCache) {
-        guard let maker else { return }
+    /// Starts the child; false (said once) when it could not be started.
+    private func start(_ v: Video, target: FitRule.Target, key: FitCache.Key, quality: Int, cacheMax: Int, cache: FitCache) -> Bool {
+        guard let maker else { return false }
         cache.removeStaleParts()
         var args = [maker, "prepare", "--for-wallpaper", "--always", "--size", target.size.description, "--quality", "\(quality)",
                     "--fit-cache-max", "\(cacheMax >> 20)"]
@@ -158,12 +164,12 @@ final class Fitting {
         args.append(key.source)
         guard let c = PrepareChild(argv: args, video: v.path, key: key, size: target.size) else {
             log.notice("'\(v.path)': cannot start '\(maker) prepare' (\(Sys.errnoText())): the original plays on")
-            records[v.path]?.failedKey = key.fileName
-            return
+            return false
         }
         child = c
         firstNotice(v, target: target, cache: cache)
         log.debug("'\(v.path)': making a fitted copy \(target.size) (pid \(c.pid)): \(args.joined(separator: " "))")
+        return true
     }
 
     /// Once per user (a mark in the cache's parent directory): what it does, why, the saving
@@ -206,11 +212,13 @@ final class Fitting {
             records[c.video]?.cached = true
             log.debug("'\(c.video)': its fitted copy is ready: \(made)")
         } else {
+            // Killed, it left its half-written file: gone now that it is.
+            cache?.removeStaleParts()
             records[c.video]?.failedKey = c.key.fileName
             if !c.said {
                 log.notice("'\(c.video)': no fitted copy (the maker ended with \(status)); the original plays on")
             }
-            records[c.video]?.note = "the copy could not be made"
+            records[c.video]?.failure = "the copy could not be made"
         }
     }
 

@@ -88,7 +88,7 @@ final class Clip {
     /// picture goes on without a gap, from the same place (Decoder.switchFileAtSeam).
     func read(from file: String?) {
         wantedFile = file
-        channel.wantedFile = file
+        channel.wantedFile = file ?? path
     }
 
     /// The file the decoder reads now (nil: not opened yet).
