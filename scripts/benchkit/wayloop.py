@@ -47,6 +47,10 @@ def start_wayloop(b, cenv, clip, tag, extra=(), env=None):
     # switch case would start on the video an earlier case switched to, and the user's own
     # state is not the benchmark's to touch.
     cl_env["XDG_STATE_HOME"] = os.path.join(b.workdir, f"{tag}.state")
+    # No fitted copy made behind a measurement (`--fit`, on by default): a case measures the
+    # file it names (the fit cases name the copy made beforehand, fit.py), and never the user's cache.
+    cl_env["WAYLOOP_FIT_MAKER"] = "none"
+    cl_env["XDG_CACHE_HOME"] = os.path.join(b.workdir, f"{tag}.cache")
     for k, v in (env or {}).items():
         if v is None:
             cl_env.pop(k, None)

@@ -32,12 +32,13 @@ public enum Help {
                        | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB]
                        [--dim F] [-f FB] [--transition T] [--interval D] [--loops N] [--shuffle]
                        [--max-fps N] [--battery-fps N] [--scaling S] [--hwdec H] [--hwdec-device D]
+                       [--fit F]
            wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]
                        [--hwdec H] [--hwdec-device D]
            wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--queue-frames N]
                        [--cache-mb N] [--threads N] [--json] [-v]
            wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always]
-                       [--on-battery] | --list | --clean
+                       [--on-battery] [--fit-cache-max SIZE] | --list | --clean
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
     compositor with wlr-layer-shell (tested: sway, phoc, KDE Plasma's kwin; documented to
@@ -70,14 +71,22 @@ public enum Help {
     and why, the frames per second reached and the CPU per frame: is hardware decoding
     working here, and does this clip keep its rate.
 
-    `wayloop prepare` makes a fitted copy of each VIDEO that is worth one for an output
-    of --size (default 1920x1080) under --max-fps: the whole frame scaled down, every
-    frame kept at its time (1 in N under the cap), re-encoded once as H.264 (x264 CRF
-    --quality, default 16) that costs a fraction to decode, at idle priority, into
-    $XDG_CACHE_HOME/wayloop/fitted (2 GiB at most, least recently used out); it waits
-    while on battery (--on-battery: not). --always:
-    wherever the copy differs at all; --list, --clean: the cache. A copy is a re-encode,
-    close to the original but not the same bytes (see wayloop(1), FITTED COPIES).
+    Fitted copies (--fit, on by default): a video with at least twice the pixels the
+    largest output showing it needs, twice the frame rate of the cap in force, or a codec
+    that costs twice H.264's to decode (HEVC 10-bit) is re-encoded once, in the background
+    at idle priority, as a smaller H.264 copy that costs a fraction to play; the loop goes
+    on from the copy at a seam, without a visible change. It waits while on battery and
+    while other programs keep the CPUs busy. A copy is a re-encode, close to the original
+    but not the same bytes: --fit off plays every file as it is (see wayloop(1), FITTED
+    COPIES). `ctl status` says which plays and what the copy saves.
+
+    `wayloop prepare` makes those copies by hand, for an output of --size (default
+    1920x1080) under --max-fps: the whole frame scaled down, every frame kept at its time
+    (1 in N under the cap), re-encoded as H.264 (x264 CRF --quality, default 16), at idle
+    priority, into $XDG_CACHE_HOME/wayloop/fitted (--fit-cache-max, 2 GiB by default,
+    least recently used out), with a progress bar; it waits while on battery
+    (--on-battery: not). --always: wherever the copy differs at all; --list, --clean: the
+    cache.
 
     Options:
       -o, --output NAME     apply the options after it to output NAME (connector such as
@@ -116,6 +125,13 @@ public enum Help {
                             a CUDA device number for NVDEC (default: found by itself)
       -f, --fallback FB     shown when the video cannot be played: a colour RRGGBB or
                             another video (default: no surface)
+          --fit F           play an oversized video from a fitted copy: auto (default:
+                            where it saves much), always (wherever the copy is smaller
+                            or cheaper), off (every file as it is)
+          --fit-quality Q   the copies' x264 CRF, 0 (lossless) to 40 (smallest; default 16)
+          --fit-cache-max SIZE
+                            the copies kept at most (default 2G; 512M, 10G; a bare
+                            number is MiB), least recently used out
           --config FILE     the config file (default $XDG_CONFIG_HOME/wayloop/config)
           --no-config       read no config file
           --no-restore      start from the command line and config file, not from what

@@ -12,6 +12,7 @@
 //     max-fps = 30                # at most 30 frames per second (0: no cap); battery-fps = 10
 //     scaling = auto              # auto | client | compositor: who scales a smaller video
 //     hwdec = auto                # auto | no | vaapi | vaapi-copy | nvdec-copy (hwdec-device = PATH|N)
+//     fit = auto                  # auto | always | off: play an oversized video from a fitted copy
 //     interval = 10m              # a playlist's switch: 30s, 10m, 2h30m, 500ms (or loops = N)
 //     shuffle = yes
 //     transition = fade:0.5s      # none | fade | fade:DURATION

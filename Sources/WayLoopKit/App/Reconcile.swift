@@ -25,6 +25,7 @@ extension App {
         updateDecodeScales()
         followHwdec()
         applyCaps()
+        fitting.lookSoon()
         watcher?.watch(watchedFiles, directories: playlists.sources.filter(PlaylistSource.isDirectory))
         requests.resolvePending()
     }

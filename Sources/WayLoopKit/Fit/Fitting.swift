@@ -64,9 +64,19 @@ final class Fitting {
         return nil
     }
 
-    /// While a child runs or a video could want a copy: look twice a second.
-    func nextLook(now: Nanos, anyOpen: Bool) -> Nanos? { child != nil || anyOpen ? lastLook + 500_000_000 : nil }
+    /// When to look again: twice a second while something moves (a child at work, a video
+    /// not ready or not looked at yet, a switch waiting for its seam), at once after a
+    /// reconcile (outputs, settings, videos changed: `lookSoon`), and otherwise every 10 s
+    /// while a video is open (a loop cache given up, a decode path settled); never with none.
+    func nextLook(now: Nanos, anyOpen: Bool) -> Nanos? {
+        guard anyOpen || child != nil else { return nil }
+        return lastLook + (child != nil || unsettled ? 500_000_000 : 10 * .nanosPerSecond)
+    }
     private var lastLook: Nanos = 0
+    private var unsettled = true
+
+    /// Something the rule reads changed: look at the next turn of the loop.
+    func lookSoon() { lastLook = 0 }
 
     /// What the rule needs of a video, how it plays now, and what the outputs showing it need.
     struct Video {
@@ -81,6 +91,11 @@ final class Fitting {
         lastLook = now
         readChild(videos)
         for v in videos { lookAfter(v, quality: quality, cacheMax: cacheMax) }
+        unsettled = videos.contains { v in
+            let r = records[v.path]
+            return v.clip.info == nil && v.clip.error == nil || r?.facts == nil && v.clip.error == nil
+                || !v.clip.isReplaying && !v.clip.isReleased && (r?.reading ?? v.path) != (v.clip.readingFile ?? v.path)
+        }
         // The child's video is gone (switched away, stopped): it is not needed any more.
         if let c = child, !videos.contains(where: { $0.path == c.video }) { stopChild("'\(c.video)' no longer plays") }
         let open = Set(videos.map(\.path))
