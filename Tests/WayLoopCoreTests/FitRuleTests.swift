@@ -204,3 +204,41 @@ final class FitPlanTests: XCTestCase {
         XCTAssertEqual(EntrySettings.flag("--fit")?.key, "fit")
     }
 }
+
+/// The lines a wallpaper's child reports in (FitReport), and the status of a video's copy
+/// (FitStatus) as text and JSON.
+final class FitReportTests: XCTestCase {
+    func testReportLinesRoundTrip() {
+        let reports: [FitReport] = [.progress(0.421, secondsLeft: 12.3), .progress(1, secondsLeft: nil), .waiting("on battery"),
+                                    .waiting("other programs keep 63 % of the CPUs busy"), .goingOn,
+                                    .made(path: "/c/wayloop/fitted/a b-640x360-r1-q16.mp4", share: 0.042, cpuSeconds: 5.4)]
+        for r in reports { XCTAssertEqual(FitReport(line: r.line), r, r.line) }
+        XCTAssertEqual(FitReport.progress(0.5, secondsLeft: 4).line, "fit-progress 0.500 4.0")
+        for line in ["", "'x': 3840x2160 → 640x360", "wayloop: error: prepare: nope", "fit-progress 1.5 -", "fit-progress x -",
+                     "fit-made 0.1 2.0 relative.mp4", "fit-going-on now"] {
+            XCTAssertNil(FitReport(line: line), line)
+        }
+    }
+
+    func testStatusTextAndJSON() {
+        let rows: [(FitStatus, String)] = [
+            (FitStatus(stage: .original), "original"),
+            (FitStatus(stage: .original, note: "--fit off"), "original (--fit off)"),
+            (FitStatus(stage: .preparing, size: Size(width: 640, height: 360), done: 0.42, secondsLeft: 12), "preparing 640x360: 42%, 12 s left"),
+            (FitStatus(stage: .preparing, note: "on battery", size: Size(width: 640, height: 360), done: 0), "preparing 640x360: waiting: on battery"),
+            (FitStatus(stage: .copy, size: Size(width: 640, height: 360), decodeShare: 0.042), "copy 640x360, decodes in 4.2% of the original's CPU"),
+            (FitStatus(stage: .copy, note: "from the next loop seam", size: Size(width: 1920, height: 1080)), "copy 1920x1080 (from the next loop seam)"),
+        ]
+        for (status, text) in rows {
+            XCTAssertEqual(status.text, text)
+            XCTAssertEqual(FitStatus(json: status.json), status, text)
+        }
+        XCTAssertNil(FitStatus(json: .object([("stage", .string("fitting"))])))
+        var o = OutputStatus(name: "DP-1", video: "/v.mp4", mode: .fill, state: .playing)
+        o.fit = rows[4].0
+        XCTAssertTrue(o.line.hasSuffix(", fit: copy 640x360, decodes in 4.2% of the original's CPU"), o.line)
+        XCTAssertEqual(OutputStatus(json: o.json)?.fit, o.fit)
+        let tooltip = Waybar.line([o])["tooltip"]?.string ?? ""
+        XCTAssertTrue(tooltip.contains("fit: copy 640x360"), tooltip)
+    }
+}
