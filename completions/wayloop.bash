@@ -4,9 +4,10 @@
 _wayloop_modes='fill fit stretch center tile span span-fit'
 _wayloop_transitions='none fade fade:0.5s fade:1s fade:2s'
 _wayloop_hwdecs='auto no vaapi vaapi-copy nvdec-copy'
+_wayloop_fits='auto always off'
 _wayloop_options='-o --output -i --video -m --mode --interval --loops --shuffle --no-shuffle --transition
     -c --color --dim -f --fallback --max-fps --battery-fps --scaling
-    --hwdec --hwdec-device --config --no-config --no-restore --replace --layer --name --renderer --queue-frames --cache-mb --keep-recent
+    --hwdec --hwdec-device --fit --fit-quality --fit-cache-max --config --no-config --no-restore --replace --layer --name --renderer --queue-frames --cache-mb --keep-recent
     --trace-frames --no-fullscreen-pause --pause-on-battery --release-after
     --log-level -v --verbose -h --help -V --version'
 _wayloop_ctl_commands='status pause resume toggle next prev set forget snapshot reload quit subscribe'
@@ -109,11 +110,12 @@ _wayloop_ctl() {
         --scaling) _wayloop_add_words 'auto client compositor' ;;
         --hwdec) _wayloop_add_words "$_wayloop_hwdecs" ;;
         --hwdec-device) _wayloop_add_render_nodes ;;
+        --fit) _wayloop_add_words "$_wayloop_fits" ;;
         -c | --color | --dim | --interval | --loops | --max-fps | --battery-fps) ;;
         -f | --fallback) _wayloop_add_videos ;;
         *)
             if [[ $cur == -* ]]; then
-                _wayloop_add_words '-m --mode -c --color --dim -f --fallback --transition --interval --loops --shuffle --no-shuffle --max-fps --battery-fps --scaling --hwdec --hwdec-device'
+                _wayloop_add_words '-m --mode -c --color --dim -f --fallback --transition --interval --loops --shuffle --no-shuffle --max-fps --battery-fps --scaling --hwdec --hwdec-device --fit'
             else
                 _wayloop_add_videos
             fi
@@ -153,13 +155,14 @@ _wayloop() {
         esac
         return 0
     fi
-    # wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] [--on-battery] | --list | --clean
+    # wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] [--on-battery] [--fit-cache-max SIZE]
+    #                 | --list | --clean
     if ((COMP_CWORD >= 2)) && [[ ${COMP_WORDS[1]} == prepare ]]; then
         case $prev in
-        --size | --max-fps | --quality) ;;
+        --size | --max-fps | --quality | --fit-cache-max) ;;
         *)
             if [[ $cur == -* ]]; then
-                _wayloop_add_words '--size --max-fps --quality --always --on-battery --list --clean'
+                _wayloop_add_words '--size --max-fps --quality --always --on-battery --fit-cache-max --list --clean'
             else
                 _wayloop_add_videos
             fi
@@ -249,7 +252,11 @@ _wayloop() {
         _wayloop_add_render_nodes
         return 0
         ;;
-    -c | --color | --dim | --interval | --loops | --max-fps | --battery-fps | --queue-frames | --cache-mb | --keep-recent | --release-after)
+    --fit)
+        _wayloop_add_words "$_wayloop_fits"
+        return 0
+        ;;
+    -c | --color | --dim | --interval | --loops | --max-fps | --battery-fps | --queue-frames | --cache-mb | --keep-recent | --release-after | --fit-quality | --fit-cache-max)
         return 0
         ;;
     esac

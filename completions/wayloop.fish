@@ -35,7 +35,7 @@ function __wayloop_sub_args
     for t in $tokens[3..-1]
         if test $skip = 1
             set skip 0
-        else if contains -- $t --size --at -m --mode -c --color --dim --hwdec --hwdec-device --frames --queue-frames --cache-mb --threads --max-fps --quality
+        else if contains -- $t --size --at -m --mode -c --color --dim --hwdec --hwdec-device --frames --queue-frames --cache-mb --threads --max-fps --quality --fit-cache-max
             set skip 1
         else if not string match -q -- '-?*' $t
             set n (math $n + 1)
@@ -101,6 +101,9 @@ complete -c wayloop -n $main -l dim -x -d 'Darken the picture by F, 0 to 1'
 complete -c wayloop -n $main -s f -l fallback -x -a '(__wayloop_videos)' -d 'Shown when the video cannot be played: RRGGBB or a video'
 complete -c wayloop -n $main -l hwdec -x -a $hwdecs -d 'How the video is decoded'
 complete -c wayloop -n $main -l hwdec-device -x -a '(__wayloop_render_nodes)' -d 'The decoding device: a render node, or a CUDA device number'
+complete -c wayloop -n $main -l fit -x -a 'auto\t"where a copy saves much (default)" always\t"wherever the copy is smaller or cheaper" off\t"every file as it is"' -d 'Play an oversized video from a fitted copy'
+complete -c wayloop -n $main -l fit-quality -x -d 'The fitted copies\' x264 CRF, 0 (lossless) to 40 (smallest), default 16'
+complete -c wayloop -n $main -l fit-cache-max -x -d 'The fitted copies kept at most (default 2G; 512M, 10G; a bare number is MiB)'
 complete -c wayloop -n $main -l config -r -F -d 'The config file'
 complete -c wayloop -n $main -l no-config -d 'Read no config file'
 complete -c wayloop -n $main -l no-restore -d 'Start without the saved state'
@@ -152,7 +155,8 @@ complete -c wayloop -n $dec -l threads -x -d 'Software decoding threads (default
 complete -c wayloop -n $dec -l json -d 'Print the report as JSON'
 complete -c wayloop -n $dec -s v -d 'The decoder\'s debug lines'
 
-# wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] [--on-battery] | prepare --list | prepare --clean
+# wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always] [--on-battery] [--fit-cache-max SIZE]
+#     | prepare --list | prepare --clean
 set -l prep '__wayloop_is prepare'
 complete -c wayloop -n $prep -a '(__wayloop_videos)'
 complete -c wayloop -n $prep -l size -x -d 'The output the copies are for (WxH, default 1920x1080)'
@@ -160,6 +164,7 @@ complete -c wayloop -n $prep -l max-fps -x -d 'The frame-rate cap the copies are
 complete -c wayloop -n $prep -l quality -x -d 'x264 CRF, 0 (lossless) to 40 (smallest), default 16'
 complete -c wayloop -n $prep -l always -d 'Make a copy even where the rule finds nothing to gain'
 complete -c wayloop -n $prep -l on-battery -d 'Make copies on battery too'
+complete -c wayloop -n $prep -l fit-cache-max -x -d 'The cache\'s bound, least recently used out (default 2G; 512M, 10G)'
 complete -c wayloop -n $prep -l list -d 'List the fitted copies in the cache'
 complete -c wayloop -n $prep -l clean -d 'Empty the cache'
 
@@ -193,6 +198,7 @@ complete -c wayloop -n $set_opts -l battery-fps -x -d 'Frames per second at most
 complete -c wayloop -n $set_opts -l scaling -x -a 'auto client compositor' -d 'Who scales a video smaller than its output'
 complete -c wayloop -n $set_opts -l hwdec -x -a 'auto no vaapi vaapi-copy nvdec-copy' -d 'How the video is decoded'
 complete -c wayloop -n $set_opts -l hwdec-device -x -a '(__wayloop_render_nodes)' -d 'The decoding device'
+complete -c wayloop -n $set_opts -l fit -x -a 'auto always off' -d 'Play an oversized video from a fitted copy'
 complete -c wayloop -n $set_opts -l shuffle -d 'A playlist in random order'
 complete -c wayloop -n $set_opts -l no-shuffle -d 'A playlist in its order'
 complete -c wayloop -n $set_opts -a '(__wayloop_videos)'

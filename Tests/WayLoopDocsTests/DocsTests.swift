@@ -14,7 +14,7 @@ final class DocsTests: XCTestCase {
     /// What `wayloop ctl set OUTPUT -<TAB>` offers.
     static let ctlSetOptions: Set<String> = ["-m", "--mode", "-c", "--color", "--dim", "-f", "--fallback",
                                              "--transition", "--interval", "--loops", "--shuffle", "--no-shuffle", "--max-fps", "--battery-fps", "--scaling",
-                                             "--hwdec", "--hwdec-device"]
+                                             "--hwdec", "--hwdec-device", "--fit"]
     static let hwdecModes: Set<String> = ["auto", "no", "vaapi", "vaapi-copy", "nvdec-copy"]
     /// The subcommands `wayloop <TAB>` offers besides videos.
     static let subcommands: Set<String> = ["ctl", "thumbnail", "decode", "prepare"]

@@ -71,7 +71,8 @@ final class FitTests: CompositorTestCase {
 
     /// grid.mp4 (1280x720) on 640x360: a copy at 640x360 is made, played from a seam, and status
     /// says so with the saving measured; -v logs what it cost and when it pays for itself; the
-    /// first-time notice comes once. A second run finds the copy: nothing is made, no notice.
+    /// first-time notice comes once. A second run finds the copy and its measured saving:
+    /// nothing is made, no notice.
     func testACopyIsMadeThenPlayedAndFoundAgain() throws {
         let src = try source()
         let w = try Wayloop(["-v", "--cache-mb", "0", src], env: try env())
@@ -91,6 +92,10 @@ final class FitTests: CompositorTestCase {
 
         let again = try Wayloop(["-v", "--cache-mb", "0", src], env: try env())
         XCTAssertEqual(readingCopy(again), copy, again.stderr)
+        // What was measured while making it is kept beside it.
+        XCTAssertTrue(again.waitForStatus { o in
+            Self.stage(o) == "copy" && (Self.fit(o)?["decode_share"] as? Double).map { $0 > 0 && $0 < 1 } == true
+        }, again.lastStatus)
         XCTAssertEqual(again.stop(), 0)
         XCTAssertFalse(again.stderr.contains("making a fitted copy") || again.stderr.contains("making a smaller copy"), again.stderr)
     }

@@ -67,7 +67,7 @@ struct FitCache {
         let p = path(key)
         guard access(Sys.cPath(p), F_OK) == 0 else { return nil }
         if let problem = Self.problem(p, tag: key.tag) {
-            unlink(p)
+            Self.remove(p)
             notice("discarded '\(p)' from the fitted-copy cache: \(problem)")
             return nil
         }
@@ -86,6 +86,29 @@ struct FitCache {
         }
         guard String(cString: v) == tag else { return "its tag says it is the copy of something else" }
         return nil
+    }
+
+    /// Deletes a copy and what was measured of it; whether the copy was there.
+    @discardableResult
+    static func remove(_ copy: String) -> Bool {
+        unlink(Sys.cPath(copy + costSuffix))
+        return unlink(Sys.cPath(copy)) == 0
+    }
+
+    /// Beside each copy, `NAME.mp4.cost`: its decode cost as a share of the original's, as
+    /// measured while it was made (one line, `decode-share 0.127`), for status when a later run
+    /// finds the copy. Not counted as a copy; deleted with it.
+    static let costSuffix = ".cost"
+
+    static func writeShare(_ share: Double, of copy: String) {
+        _ = Sys.writeWhole(Array("decode-share \(share)\n".utf8), to: copy + costSuffix, mode: 0o644, sync: false)
+    }
+
+    static func share(of copy: String) -> Double? {
+        guard case .success(let text) = Sys.readFile(copy + costSuffix, limit: 256),
+              let v = text.split(separator: "\n").first?.split(separator: " ").last.flatMap({ Double($0) }),
+              v.isFinite, v >= 0 else { return nil }
+        return v
     }
 
     /// Makes the directory (and its parents); the error line if it cannot.
@@ -123,7 +146,7 @@ struct FitCache {
         var gone: [Entry] = []
         while total > maxBytes, let i = all.firstIndex(where: { directory + "/" + $0.name != keeping }) {
             let e = all.remove(at: i)
-            if unlink(Sys.cPath(directory + "/" + e.name)) == 0 { gone.append(e) }
+            if Self.remove(directory + "/" + e.name) { gone.append(e) }
             total -= e.bytes
         }
         return gone

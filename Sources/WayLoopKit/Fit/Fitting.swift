@@ -111,7 +111,7 @@ final class Fitting {
         }
         if let refused = v.clip.takeRefusedFile() {
             log.notice("'\(v.path)': its fitted copy would not play (\(refused.reason)): deleted; the original plays on")
-            unlink(Sys.cPath(refused.file))
+            FitCache.remove(refused.file)
             r.failedKey = r.key?.fileName
             r.failure = "the copy would not play"
             r.cached = false
@@ -133,7 +133,9 @@ final class Fitting {
                 // The key names the file by its absolute path, as `wayloop prepare` does.
                 let source = Paths.absolute(v.path, in: Sys.currentDirectory, home: Sys.env("HOME"))
                 r.key = try? FitCache.key(source: source, size: target.size, keepEvery: target.keepEvery, quality: quality)
-                r.cached = r.key.map { cache.lookup($0, notice: { log.notice($0) }) != nil } ?? false
+                let found = r.key.flatMap { cache.lookup($0, notice: { log.notice($0) }) }
+                r.cached = found != nil
+                r.share = found.flatMap(FitCache.share(of:))
             }
             r.note = r.failedKey != nil && r.failedKey == r.key?.fileName ? r.failure : nil
         } else if case .keep(let why) = verdict {
@@ -266,7 +268,7 @@ final class Fitting {
     func sourceChanged(_ path: String) {
         if child?.video == path { stopChild("'\(path)' changed on disk") }
         guard let r = records.removeValue(forKey: path) else { return }
-        if let copy = r.reading ?? (r.cached ? r.key.flatMap { cache?.path($0) } : nil), unlink(Sys.cPath(copy)) == 0 {
+        if let copy = r.reading ?? (r.cached ? r.key.flatMap { cache?.path($0) } : nil), FitCache.remove(copy) {
             log.notice("'\(path)' changed: its fitted copy is deleted (a new one is made if it is worth it)")
         }
     }

@@ -80,7 +80,9 @@ enum Prepare {
             let key = try FitCache.key(source: path, size: target.size, keepEvery: target.keepEvery, quality: c.quality)
             if let found = cache.lookup(key, notice: { Sys.writeStderr("wayloop: notice: \($0)") }) {
                 Sys.writeStdout("'\(path)': already prepared: \(found)\n")
-                if c.forWallpaper { Sys.writeStdout(FitReport.made(path: found, share: target.expectedCost, cpuSeconds: 0).line + "\n") }
+                if c.forWallpaper {
+                    Sys.writeStdout(FitReport.made(path: found, share: FitCache.share(of: found) ?? target.expectedCost, cpuSeconds: 0).line + "\n")
+                }
                 return .ok
             }
             try cache.ensureDirectory()
@@ -94,8 +96,9 @@ enum Prepare {
             Sys.writeStdout("'\(path)': \(clip.size) → \(target.size)" + (target.keepEvery > 1 ? ", 1 frame in \(target.keepEvery)" : "")
                 + ", \(report.framesWritten) frames, \(megabytes(report.bytes)), made in \(String(oneDecimal: report.cpuSeconds)) CPU-s; "
                 + payback(report) + ": \(cache.path(key))\n")
+            let share = report.sourceDecode > 0 ? Double(report.copyDecode) / Double(report.sourceDecode) : 1
+            FitCache.writeShare(share, of: cache.path(key))
             if c.forWallpaper {
-                let share = report.sourceDecode > 0 ? Double(report.copyDecode) / Double(report.sourceDecode) : 1
                 Sys.writeStdout(FitReport.made(path: cache.path(key), share: share, cpuSeconds: report.cpuSeconds).line + "\n")
             }
             return .ok

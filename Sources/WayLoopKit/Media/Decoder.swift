@@ -182,40 +182,33 @@ final class Decoder {
 
     /// The end of a pass, when the main thread asked for another file (FitPlan: the fitted copy,
     /// or the video's own file again): the next pass is read from it, from its first frame, on
-    /// the same timeline (LoopStamper.newSource). False when it will not open (the main thread
-    /// hears why) or the clip decodes in hardware (its copy is only for software decoding):
-    /// the loop goes on from the file it reads.
+    /// the same timeline (LoopStamper.newSource). False when the clip decodes in hardware (its
+    /// copy is only for software decoding). A file that will not open or decode is refused (the
+    /// main thread hears why) and the pass is read from the file it read, from its start.
     private func switchFileAtSeam() throws(VideoError) -> Bool {
         guard let next = channel.wantedFile, next != file, hwDevice == nil else { return false }
-        let input: VideoInput
-        do { input = try VideoInput.open(next) } catch {
-            channel.refuse(next, "\(error)")
-            channel.wantedFile = nil
-            return false
-        }
-        closeDecoder()
         let previous = file
-        file = next
-        adopt(input)
-        let par = input.stream.pointee.codecpar!
-        do { try openCodec(input.decoder, par, lowres: wantedLowres) } catch {
-            // It opened but its codec would not: back to the file it read.
+        do { try openFile(next) } catch {
             channel.refuse(next, "\(error)")
             channel.wantedFile = nil
-            closeDecoder()
-            file = previous
-            adopt(try VideoInput.open(previous))
-            let back = format!.pointee.streams[Int(streamIndex)]!.pointee.codecpar!
-            guard let decoder = avcodec_find_decoder(back.pointee.codec_id) else { throw .decodeFailed(path, reason: "cannot open the codec again") }
-            try openCodec(decoder, back, lowres: wantedLowres)
+            try openFile(previous)
         }
+        stamper.newSource()
+        log.debug("from pass \(stamper.pass): reading '\(file)'\(file == path ? " (its own file)" : "")")
+        return true
+    }
+
+    /// Reads `f` from its start from now on: its demuxer and a codec for it (software).
+    private func openFile(_ f: String) throws(VideoError) {
+        let input = try VideoInput.open(f)
+        closeDecoder()
+        file = f
+        adopt(input)
+        channel.readingFile = f
+        try openCodec(input.decoder, input.stream.pointee.codecpar!, lowres: wantedLowres)
         packet = av_packet_alloc()
         draining = false
         lastFedPts = nil
-        stamper.newSource()
-        channel.readingFile = file
-        log.debug("from pass \(stamper.pass): reading '\(file)'\(file == path ? " (its own file)" : "")")
-        return true
     }
 
     /// (Re)creates the codec context at `lowres` (the old one, if any, is freed: its frames
@@ -464,26 +457,8 @@ final class Decoder {
 
     /// Opens the file and the codec again after a replay (closeDecoder freed them).
     private func reopenToDecode() throws(VideoError) {
-        if let want = channel.wantedFile, want != file, hwDevice == nil, let input = try? VideoInput.open(want) {
-            // A switch asked for while the loop replayed: it takes effect now.
-            file = want
-            adopt(input)
-            channel.readingFile = want
-            stamper.newSource()
-            log.debug("decoding again, from '\(file)'")
-            try openCodec(input.decoder, input.stream.pointee.codecpar!, lowres: wantedLowres)
-            packet = av_packet_alloc()
-            draining = false
-            return
-        }
-        try reopen()
-        guard let par = format?.pointee.streams[Int(streamIndex)]?.pointee.codecpar,
-              let decoder = avcodec_find_decoder(par.pointee.codec_id) else {
-            throw .decodeFailed(path, reason: "cannot open the codec again")
-        }
-        try openCodec(decoder, par, lowres: wantedLowres)
-        packet = av_packet_alloc()
-        draining = false
+        // A switch asked for while the loop replayed takes effect now.
+        if try !switchFileAtSeam() { try openFile(file) }
     }
 
     /// `--max-fps`: the cap frames are skipped for (FrameCap.skipCap; nil: none).
