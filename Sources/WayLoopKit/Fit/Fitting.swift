@@ -117,6 +117,12 @@ final class Fitting {
             r.cached = false
             r.reading = nil
         }
+        // No output shows it (kept ready for a switch back): it stays on the file it reads, and
+        // no copy is made for it.
+        if v.outputs.isEmpty {
+            if child?.video == v.path { stopChild("no output shows '\(v.path)' any more") }
+            return
+        }
         guard let cache, let info = v.clip.info, v.clip.error == nil else { return }
         if r.facts == nil {
             do { r.facts = try Prepare.facts(v.path) } catch {
