@@ -109,7 +109,7 @@ extension App {
                     needsReconcile = true
                 case .reopen:
                     log.notice("'\(path)' changed on disk: opening it again")
-                    fitting.sourceChanged(path)
+                    fitting.sourceChanged(path, reading: videos.clip(path)?.wantedFile)
                     stopVideo(path)
                     // Its outputs draw the new clip's first frame whatever its serial.
                     for h in heads.values where h.drawn?.video == path { h.surface?.invalidate() }

@@ -17,8 +17,6 @@ final class Fitting {
         var target: FitRule.Target?
         /// The key's copy is in the cache, sound (looked up once per key, and after a child).
         var cached = false
-        /// The copy the clip was asked to read (nil: its own file).
-        var reading: String?
         /// Its decode cost against the original's, measured while making it.
         var share: Double?
         /// This key's copy could not be made or played in this run (not tried again until the
@@ -27,8 +25,6 @@ final class Fitting {
         var failure: String?
         /// Why the original plays, for status (nil: nothing worth saying).
         var note: String?
-        /// The clip this was for: a new one (the video opened again) reads its own file first.
-        var clip: ObjectIdentifier?
     }
 
     private(set) var records: [String: Record] = [:]
@@ -94,7 +90,7 @@ final class Fitting {
         unsettled = videos.contains { v in
             let r = records[v.path]
             return v.clip.info == nil && v.clip.error == nil || r?.facts == nil && v.clip.error == nil
-                || !v.clip.isReplaying && !v.clip.isReleased && (r?.reading ?? v.path) != (v.clip.readingFile ?? v.path)
+                || !v.clip.isReplaying && !v.clip.isReleased && (v.clip.wantedFile ?? v.path) != (v.clip.readingFile ?? v.path)
         }
         // The child's video is gone (switched away, stopped): it is not needed any more.
         if let c = child, !videos.contains(where: { $0.path == c.video }) { stopChild("'\(c.video)' no longer plays") }
@@ -105,17 +101,12 @@ final class Fitting {
     private func lookAfter(_ v: Video, quality: Int, cacheMax: Int) {
         var r = records[v.path] ?? Record()
         defer { records[v.path] = r }
-        if r.clip != ObjectIdentifier(v.clip) {
-            r.clip = ObjectIdentifier(v.clip)
-            r.reading = nil
-        }
         if let refused = v.clip.takeRefusedFile() {
             log.notice("'\(v.path)': its fitted copy would not play (\(refused.reason)): deleted; the original plays on")
             FitCache.remove(refused.file)
             r.failedKey = r.key?.fileName
             r.failure = "the copy would not play"
             r.cached = false
-            r.reading = nil
         }
         // No output shows it (kept ready for a switch back): it stays on the file it reads, and
         // no copy is made for it.
@@ -151,7 +142,7 @@ final class Fitting {
         let copyPath = cache.path(key)
         var facts2 = FitPlan.Facts(verdict: verdict)
         facts2.cached = r.cached
-        facts2.playing = r.reading.map { .copy(current: $0 == copyPath) } ?? .original
+        facts2.playing = v.clip.wantedFile.map { .copy(current: $0 == copyPath) } ?? .original
         if let c = child { facts2.making = c.video != v.path ? .other : c.key == key ? .this : .stale }
         facts2.failed = r.failedKey == key.fileName
         facts2.replaying = v.clip.isReplaying
@@ -160,11 +151,9 @@ final class Fitting {
             case .useCopy:
                 log.debug("'\(v.path)': playing its fitted copy \(key.size) from the next loop seam: \(copyPath)")
                 v.clip.read(from: copyPath)
-                r.reading = copyPath
             case .useOriginal:
                 log.debug("'\(v.path)': back to its own file from the next loop seam")
                 v.clip.read(from: nil)
-                r.reading = nil
             case .stopMaking:
                 stopChild("'\(v.path)' no longer needs the copy being made")
             case .make:
@@ -269,12 +258,13 @@ final class Fitting {
         c.stop()
     }
 
-    /// The file watcher saw `path` change: its copy (of the old contents) is deleted, and the
-    /// child making one stopped; the rule looks again once it has opened again.
-    func sourceChanged(_ path: String) {
+    /// The file watcher saw `path` change: its copy (of the old contents: the one it reads,
+    /// else the one in the cache) is deleted, and the child making one stopped; the rule looks
+    /// again once it has opened again.
+    func sourceChanged(_ path: String, reading: String?) {
         if child?.video == path { stopChild("'\(path)' changed on disk") }
         guard let r = records.removeValue(forKey: path) else { return }
-        if let copy = r.reading ?? (r.cached ? r.key.flatMap { cache?.path($0) } : nil), FitCache.remove(copy) {
+        if let copy = reading ?? (r.cached ? r.key.flatMap { cache?.path($0) } : nil), FitCache.remove(copy) {
             log.notice("'\(path)' changed: its fitted copy is deleted (a new one is made if it is worth it)")
         }
     }
@@ -285,7 +275,7 @@ final class Fitting {
             return FitStatus(stage: .preparing, note: c.waiting, size: c.size, done: c.done, secondsLeft: c.secondsLeft)
         }
         guard let r = records[path] else { return nil }
-        if let reading = r.reading {
+        if let reading = clip?.wantedFile {
             let note = clip?.readingFile == reading ? nil : clip?.isReplaying == true ? "from the next decode; the loop replays from memory" : "from the next loop seam"
             return FitStatus(stage: .copy, note: note, size: r.target?.size, decodeShare: r.share)
         }
