@@ -10,6 +10,8 @@ import WayLoopCore
 final class Fitting {
     /// One video's copy, as far as this run knows.
     struct Record {
+        /// The clip's facts (read once per source: Prepare.facts).
+        var facts: FitRule.Clip?
         /// The key of the copy the verdict asks for, and the target it was worked out for.
         var key: FitCache.Key?
         var target: FitRule.Target?
@@ -45,7 +47,12 @@ final class Fitting {
     /// program when it is `wayloop`, else the `wayloop` on PATH (a host embedding the library).
     private static func findMaker() -> String? {
         if let m = Sys.env("WAYLOOP_FIT_MAKER"), !m.isEmpty { return m == "none" ? nil : m }
-        if let me = Sys.executablePath, me.split(separator: "/").last == "wayloop" { return me }
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+        if n > 0 {
+            let me = Sys.string(buf)
+            if me.split(separator: "/").last == "wayloop" { return me }
+        }
         for dir in (Sys.env("PATH") ?? "").split(separator: ":") where dir.hasPrefix("/") {
             let p = "\(dir)/wayloop"
             if access(Sys.cPath(p), X_OK) == 0 { return p }
@@ -56,15 +63,13 @@ final class Fitting {
     /// When to look again: twice a second while something moves (a child at work, a video
     /// not ready or not looked at yet, a switch waiting for its seam), at once after a
     /// reconcile (outputs, settings, videos changed: `lookSoon`), and otherwise every 10 s
-    /// while a video is open (a loop cache given up, a decode path settled); never with none
-    /// (a video opens in a reconcile, which asks for a look).
-    func nextLook() -> Nanos? {
-        if lastLook == 0 || child != nil || unsettled { return lastLook + 500_000_000 }
-        return sawVideos ? lastLook + 10 * .nanosPerSecond : nil
+    /// while a video is open (a loop cache given up, a decode path settled); never with none.
+    func nextLook(now: Nanos, anyOpen: Bool) -> Nanos? {
+        guard anyOpen || child != nil else { return nil }
+        return lastLook + (child != nil || unsettled ? 500_000_000 : 10 * .nanosPerSecond)
     }
     private var lastLook: Nanos = 0
     private var unsettled = true
-    private var sawVideos = false
 
     /// Something the rule reads changed: look at the next turn of the loop.
     func lookSoon() { lastLook = 0 }
@@ -80,12 +85,12 @@ final class Fitting {
     /// Looks at every open video: reads the child's reports, and carries out FitPlan.
     func look(_ videos: [Video], quality: Int, cacheMax: Int, now: Nanos) {
         lastLook = now
-        sawVideos = !videos.isEmpty
         readChild(videos)
         for v in videos { lookAfter(v, quality: quality, cacheMax: cacheMax) }
         unsettled = videos.contains { v in
-            return v.clip.info == nil && v.clip.error == nil
-                || !v.clip.isReplaying && v.clip.switchWaiting
+            let r = records[v.path]
+            return v.clip.info == nil && v.clip.error == nil || r?.facts == nil && v.clip.error == nil
+                || !v.clip.isReplaying && !v.clip.isReleased && (v.clip.wantedFile ?? v.path) != (v.clip.readingFile ?? v.path)
         }
         // The child's video is gone (switched away, stopped): it is not needed any more.
         if let c = child, !videos.contains(where: { $0.path == c.video }) { stopChild("'\(c.video)' no longer plays") }
@@ -109,10 +114,14 @@ final class Fitting {
             if child?.video == v.path { stopChild("no output shows '\(v.path)' any more") }
             return
         }
-        // The facts the decoder read when it opened the video's own file (a clip keeps them
-        // when it goes on from its copy).
         guard let cache, let info = v.clip.info, v.clip.error == nil else { return }
-        var facts = info.fitFacts
+        if r.facts == nil {
+            do { r.facts = try Prepare.facts(v.path) } catch {
+                r.facts = FitRule.Clip(size: Size(width: info.width, height: info.height), frameRate: info.frameRate, codec: info.codec,
+                                       duration: nil)
+            }
+        }
+        var facts = r.facts!
         facts.decodedForFree = v.clip.decodePath.map { !$0.hasPrefix("software") } ?? false
         let verdict = FitRule.verdict(facts, outputs: v.outputs, cap: v.clip.frameCap, mode: maker == nil ? .off : v.mode)
         if case .make(let target) = verdict {
@@ -267,7 +276,7 @@ final class Fitting {
         }
         guard let r = records[path] else { return nil }
         if let reading = clip?.wantedFile {
-            let note = clip?.switchWaiting != true ? nil : clip?.isReplaying == true ? "from the next decode; the loop replays from memory" : "from the next loop seam"
+            let note = clip?.readingFile == reading ? nil : clip?.isReplaying == true ? "from the next decode; the loop replays from memory" : "from the next loop seam"
             return FitStatus(stage: .copy, note: note, size: r.target?.size, decodeShare: r.share)
         }
         return FitStatus(stage: .original, note: r.note)

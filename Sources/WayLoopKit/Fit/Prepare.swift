@@ -117,7 +117,18 @@ enum Prepare {
         let input = try VideoInput.open(path)
         var f: UnsafeMutablePointer<AVFormatContext>? = input.format
         defer { avformat_close_input(&f) }
-        return input.fitFacts
+        let st = input.stream.pointee
+        let par = st.codecpar.pointee
+        let codec = String(cString: avcodec_get_name(par.codec_id))
+        let depth = Int(avx_pix_fmt_depth(AVPixelFormat(rawValue: par.format)))
+        let rate = av_q2d(st.avg_frame_rate) > 0 ? av_q2d(st.avg_frame_rate) : av_q2d(st.r_frame_rate)
+        let duration = st.duration > 0 ? Double(st.duration) * av_q2d(st.time_base)
+            : input.format.pointee.duration > 0 ? Double(input.format.pointee.duration) / 1e6 : nil
+        let stills: Set<String> = ["gif", "png", "apng", "webp", "bmp", "tiff", "jpegls"]
+        let orientation = Decoder.orientation(of: input.stream)
+        return FitRule.Clip(size: Size(width: Int(par.width), height: Int(par.height)), turned: orientation.rotation % 180 != 0,
+                            frameRate: rate, codec: codec, bitDepth: max(8, depth), duration: duration,
+                            isStill: stills.contains(codec) || st.nb_frames == 1)
     }
 
     private static func describe(_ why: FitRule.Skip, clip: FitRule.Clip, _ c: PrepareCommand) -> String {
@@ -260,23 +271,5 @@ final class LoadWatch {
         defer { last = (t.busy, t.all, own) }
         guard let l = last else { return nil }
         return FitPace.othersBusy(before: (l.busy, l.all), after: (t.busy, t.all), ownTicks: own - l.own)
-    }
-}
-
-extension VideoInput {
-    /// What the fitted copy's rule needs to know of the file (the decoder reads it at open too).
-    var fitFacts: FitRule.Clip {
-        let st = stream.pointee
-        let par = st.codecpar.pointee
-        let codec = String(cString: avcodec_get_name(par.codec_id))
-        let depth = Int(avx_pix_fmt_depth(AVPixelFormat(rawValue: par.format)))
-        let rate = av_q2d(st.avg_frame_rate) > 0 ? av_q2d(st.avg_frame_rate) : av_q2d(st.r_frame_rate)
-        let duration = st.duration > 0 ? Double(st.duration) * av_q2d(st.time_base)
-            : format.pointee.duration > 0 ? Double(format.pointee.duration) / 1e6 : nil
-        let stills: Set<String> = ["gif", "png", "apng", "webp", "bmp", "tiff", "jpegls"]
-        let orientation = Decoder.orientation(of: stream)
-        return FitRule.Clip(size: Size(width: Int(par.width), height: Int(par.height)), turned: orientation.rotation % 180 != 0,
-                            frameRate: rate, codec: codec, bitDepth: max(8, depth), duration: duration,
-                            isStill: stills.contains(codec) || st.nb_frames == 1)
     }
 }

@@ -127,7 +127,6 @@ final class Decoder {
             return try open()
         }
         channel.readingFile = file
-        let facts = input.fitFacts
         let fmt = input.format, decoder = input.decoder
         let stream = input.stream
         let par = stream.pointee.codecpar!
@@ -159,7 +158,7 @@ final class Decoder {
         return VideoInfo(width: Int(par.pointee.width), height: Int(par.pointee.height),
                          codec: String(cString: decoder.pointee.name), pixelFormat: pixfmt,
                          frameRate: Double(Nanos.nanosPerSecond) / Double(nominalDuration),
-                         orientation: orientation, fitFacts: facts)
+                         orientation: orientation)
     }
 
     /// Takes an opened file's demuxer and stream facts (the codec is opened after).

@@ -25,8 +25,6 @@ struct VideoInfo: Sendable, CustomStringConvertible {
     var pixelFormat: String
     var frameRate: Double
     var orientation: Orientation
-    /// What the fitted copy's rule needs of the video (VideoInput.fitFacts), read at open.
-    var fitFacts: FitRule.Clip
     var description: String {
         let fps = (frameRate * 100).rounded() / 100
         let turn = orientation == .upright ? "" : ", shown \(orientation)"
