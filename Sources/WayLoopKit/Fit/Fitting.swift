@@ -114,7 +114,10 @@ final class Fitting {
             if child?.video == v.path { stopChild("no output shows '\(v.path)' any more") }
             return
         }
-        guard let cache, let info = v.clip.info, v.clip.error == nil else { return }
+        // Nothing of fitting comes before the first frame: the source's facts, the cache key's
+        // read and a child starting cost the start-up 150-200 ms here (a 1080p30 clip on a
+        // 1280x720 output, scripts/bench's first-frame case).
+        guard let cache, let info = v.clip.info, v.clip.error == nil, v.clip.hasPresented else { return }
         if r.facts == nil {
             do { r.facts = try Prepare.facts(v.path) } catch {
                 r.facts = FitRule.Clip(size: Size(width: info.width, height: info.height), frameRate: info.frameRate, codec: info.codec,

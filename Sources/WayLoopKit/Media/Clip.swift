@@ -62,6 +62,9 @@ final class Clip {
     func shownFps(now: Nanos) -> Double? { shownRate.fps(now: now) }
     private var lastAdvance: Nanos = -1
     private var anchored = false
+    /// Its first frame has been presented since it (re)started: fitting waits for that, so
+    /// that nothing of it stands before the first frame.
+    var hasPresented: Bool { anchored }
 
     private let decoderThreads: Int
     /// How it was asked to be decoded (`--hwdec`, `--hwdec-device` of the outputs showing it).
