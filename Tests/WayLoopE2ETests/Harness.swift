@@ -11,41 +11,53 @@ final class Compositor: @unchecked Sendable {
     let env: [String: String]
     let outputs: [String]
 
-    /// $WAYLOOP_COMPOSITOR=phoc (or labwc) runs the suites that ask for a headless sway on
-    /// headless phoc (or labwc 0.5.3) instead: a second (third) wlroots compositor; nested sways
-    /// and weston stay what they are. Unset, empty or sway: sway. nil for any other value.
-    static var headlessKind: String? {
-        switch ProcessInfo.processInfo.environment["WAYLOOP_COMPOSITOR"] ?? "" {
-        case "", "sway": return "start-sway"
-        case "phoc": return "start-phoc"
-        case "labwc": return "start-labwc"
-        default: return nil
-        }
-    }
+    /// What $WAYLOOP_COMPOSITOR may name: the compositor the suites that ask for a headless sway
+    /// run on instead. Unset, empty or `sway`: Debian 12's sway 1.7. `phoc` (0.24) and `labwc`
+    /// (0.5.3): the host's second and third wlroots compositors. The rest run from the Debian
+    /// unstable (sid) and testing (trixie) chroots that scripts/chroots makes. Nested sways,
+    /// weston and mutter stay what they are.
+    static let headlessKinds: [String: (command: String, chroot: String?)] = [
+        "": ("start-sway", nil), "sway": ("start-sway", nil), "phoc": ("start-phoc", nil), "labwc": ("start-labwc", nil),
+        "sway-1.12": ("start-sway", "sid"), "labwc-0.20": ("start-labwc", "sid"), "wayfire-0.10": ("start-wayfire", "sid"),
+        "sway-1.10": ("start-sway", "trixie"), "labwc-0.8": ("start-labwc", "trixie"), "phoc-0.46": ("start-phoc", "trixie"),
+        "kwin-6": ("start-kwin", "trixie"),
+    ]
+
+    /// $WAYLOOP_COMPOSITOR as given ("" when unset).
+    static var compositorName: String { ProcessInfo.processInfo.environment["WAYLOOP_COMPOSITOR"] ?? "" }
 
     /// This compositor is phoc (no swaymsg, no create_output).
     var isPhoc: Bool { kind == "start-phoc" }
     /// This compositor is labwc (no swaymsg, no create_output; wlr-randr sizes its outputs).
     var isLabwc: Bool { kind == "start-labwc" }
-    /// No sway IPC here (phoc, labwc): no swaymsg, create_output, window rules or `cover`.
-    var lacksSwayIPC: Bool { isPhoc || isLabwc }
+    /// No sway IPC here (phoc, labwc, Wayfire, KWin): no swaymsg, create_output, window rules or `cover`.
+    var lacksSwayIPC: Bool { kind != "start-sway" && kind != "start-nested" }
+    /// KWin: no screencopy (nor ext-image-copy-capture), so `shot` reads wayloop's own
+    /// `ctl snapshot` of the output instead of the compositor's picture.
+    var isKWin: Bool { kind == "start-kwin" }
+    /// The chroot the compositor runs from (sid, trixie), nil for the host's.
+    let chroot: String?
     let kind: String
 
     init(kind requested: String, outputs sizes: [String] = [], extra: [String] = []) throws {
         var kind = requested
+        var chroot: String?
         if requested == "start-sway" {
-            guard let k = Self.headlessKind else {
-                let v = ProcessInfo.processInfo.environment["WAYLOOP_COMPOSITOR"] ?? ""
-                throw HarnessError("WAYLOOP_COMPOSITOR is '\(v)': it must be sway, phoc or labwc (or unset)")
+            guard let k = Self.headlessKinds[Self.compositorName] else {
+                let known = Self.headlessKinds.keys.filter { !$0.isEmpty }.sorted().joined(separator: ", ")
+                throw HarnessError("WAYLOOP_COMPOSITOR is '\(Self.compositorName)': it must be one of \(known) (or unset)")
             }
-            kind = k
+            (kind, chroot) = k
         }
         self.kind = kind
+        self.chroot = chroot
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-e2e-\(UUID().uuidString.prefix(8))").path
         var argv = [Repo.path("scripts/compositor"), kind, dir]
         for s in sizes { argv += ["--output", s] }
         argv += extra
-        let r = Shell.run(argv, timeout: 60)
+        var startEnv = ProcessInfo.processInfo.environment
+        startEnv["COMPOSITOR_CHROOT"] = chroot
+        let r = Shell.run(argv, env: startEnv, timeout: 60)
         guard r.status == 0 else { throw HarnessError("\(kind) failed: \(r.stderr)") }
         var e = ProcessInfo.processInfo.environment
         var outs: [String] = []
@@ -72,13 +84,28 @@ final class Compositor: @unchecked Sendable {
 
     func swaymsg(_ args: [String]) -> ShellResult { Shell.run(["swaymsg"] + args, env: env, timeout: 20) }
 
-    /// A screenshot of one output.
+    /// A screenshot of one output: the compositor's (screencopy or ext-image-copy-capture, as
+    /// grim finds), or on KWin, which offers neither, the running wayloop's own picture of it
+    /// (`ctl snapshot`, its buffer at buffer size: what it hands the compositor).
     func shot(_ output: String) throws -> Image {
+        if isKWin { return try snapshot(output) }
         let file = dir + "/shot-\(output)-\(UUID().uuidString.prefix(6)).ppm"
         let r = Shell.run([Repo.path("scripts/compositor"), "shot", dir, output, file], timeout: 30)
         guard r.status == 0 else { throw HarnessError("screenshot of \(output) failed: \(r.stderr)") }
         defer { try? FileManager.default.removeItem(atPath: file) }
         return try Image(ppm: Data(contentsOf: URL(fileURLWithPath: file)))
+    }
+
+    /// How `shot` reads this compositor's outputs, for the tests' lines.
+    var shotSource: String { isKWin ? "wayloop's ctl snapshot (KWin offers no screen capture)" : "the compositor (grim)" }
+
+    /// `wayloop ctl snapshot OUTPUT`: the picture the default instance on this display shows there.
+    func snapshot(_ output: String) throws -> Image {
+        let file = dir + "/snap-\(output)-\(UUID().uuidString.prefix(6)).png"
+        let r = Shell.run([Repo.binary, "ctl", "snapshot", output, file], env: env, timeout: 30)
+        guard r.status == 0 else { throw HarnessError("ctl snapshot of \(output) failed: \(r.stderr)") }
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        return try Image(png: file)
     }
 
     func cover() throws {

@@ -15,16 +15,24 @@ cmd_start_kwin() {
     done
     check_size_arg "$size"
     [[ "$scale" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "bad scale '$scale' (expected a number, e.g. 1.5)"
-    start_prepare "$dir" kwin_wayland dbus-run-session weston-info
+    local -a extra=(--no-kactivities) envv=()
+    if [[ -n ${COMPOSITOR_CHROOT:-} ]]; then
+        # KWin 6 (trixie's chroot: chroot.sh): no activities to turn off; QPainter (no GPU here)
+        start_prepare "$dir" kwin_wayland dbus-run-session wayland-info
+        extra=() envv=(KWIN_COMPOSE=Q QT_QPA_PLATFORM=wayland)
+    else
+        start_prepare "$dir" kwin_wayland dbus-run-session weston-info
+    fi
     # The binary carries a file capability (cap_sys_resource) that this container refuses to
     # exec: a copy has none. It must still be called kwin_wayland: KWin's built-in Qt platform
     # plugin declines to load in a program of another name.
     mkdir -p -- "$dir/bin"
-    cp -- "$(command -v kwin_wayland)" "$dir/bin/kwin_wayland"
+    if [[ -n ${COMPOSITOR_CHROOT:-} ]]; then cp -- "$CHROOT_ROOT/usr/bin/kwin_wayland" "$dir/bin/kwin_wayland"
+    else cp -- "$(command -v kwin_wayland)" "$dir/bin/kwin_wayland"; fi
     chmod 0755 -- "$dir/bin" "$dir/bin/kwin_wayland"
-    start_compositor kwin_wayland "$dir" "$dir/kwin.log" \
+    start_compositor kwin_wayland "$dir" "$dir/kwin.log" "${envv[@]}" \
         dbus-run-session -- "$dir/bin/kwin_wayland" --virtual --width "${size%x*}" --height "${size#*x}" --scale "$scale" \
-        --socket wayland-0 --no-lockscreen --no-global-shortcuts --no-kactivities
+        --socket wayland-0 --no-lockscreen --no-global-shortcuts "${extra[@]}"
     export WAYLAND_DISPLAY=wayland-0
     start_wait 0.05 offers_global zwlr_layer_shell_v1 \
         || start_failed "kwin_wayland did not become ready within ${START_TIMEOUT_S}s"

@@ -47,16 +47,24 @@ cmd_start_labwc() {
     (($# >= 1)) || usage
     check_dir_arg "$1"; local dir; dir=$(abs_dir "$1"); shift
     parse_sizes start-labwc "$@"
-    local bin i; bin=$(labwc_binary) || { DIED=1; exit 1; }
-    start_prepare "$dir" wlr-randr grim
-    # A copy that the compositor user can run wherever the build is (a 0700 home, say).
-    mkdir -p -- "$dir/bin"
-    cp -- "$bin" "$dir/bin/labwc"
-    chmod 0755 -- "$dir/bin" "$dir/bin/labwc"
+    local bin i
+    if [[ -n ${COMPOSITOR_CHROOT:-} ]]; then
+        # the chroot's labwc (0.8 in trixie, 0.20 in sid: chroot.sh)
+        start_prepare "$dir" labwc wlr-randr grim
+        bin=labwc
+    else
+        bin=$(labwc_binary) || { DIED=1; exit 1; }
+        start_prepare "$dir" wlr-randr grim
+        # A copy that the compositor user can run wherever the build is (a 0700 home, say).
+        mkdir -p -- "$dir/bin"
+        cp -- "$bin" "$dir/bin/labwc"
+        chmod 0755 -- "$dir/bin" "$dir/bin/labwc"
+        bin=$dir/bin/labwc
+    fi
     labwc_config "$dir"
     start_compositor labwc "$dir" "$dir/labwc.log" \
         WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 "WLR_HEADLESS_OUTPUTS=${#SIZES[@]}" \
-        "XDG_CONFIG_HOME=$dir/xdg" "$dir/bin/labwc" -c "$dir/xdg/labwc/rc.xml"
+        "XDG_CONFIG_HOME=$dir/xdg" "$bin" -c "$dir/xdg/labwc/rc.xml"
     start_wait 0.02 wayland_socket \
         || start_failed "labwc did not offer a socket within ${START_TIMEOUT_S}s"
     export WAYLAND_DISPLAY=$FOUND_DISPLAY

@@ -250,9 +250,17 @@ launch_as() {  # DIR LOG PIDFILE SUPFILE COMMAND...
 
 # Before the start: the TOOLs (and the helpers') are there, the compositor user, a fresh DIR/runtime.
 start_prepare() {  # DIR TOOL...
-    require_cmd "${@:2}" "$PYTHON" realpath
+    # COMPOSITOR_CHROOT (sid, trixie): the compositor and its tools are the chroot's (chroot.sh)
+    if [[ -n ${COMPOSITOR_CHROOT:-} ]]; then
+        chroot_tools "$1"
+        chroot_require "${@:2}"
+        require_cmd "$PYTHON" realpath
+    else
+        require_cmd "${@:2}" "$PYTHON" realpath
+    fi
     setup_user
     prepare_dir "$1"
+    if [[ -n ${COMPOSITOR_CHROOT:-} ]]; then chroot_user "$1"; fi
 }
 
 start_compositor() {  # NAME DIR LOG COMMAND...
@@ -286,6 +294,8 @@ startup_failed() {  # WHAT
 
 start_done() {  # LABEL KEY VALUE...
     local label=$1; shift
+    # a chroot's compositor: its tools first on PATH for every later command (chroot.sh)
+    if [[ -n ${COMPOSITOR_CHROOT:-} ]]; then set -- "$@" PATH "$PATH" COMPOSITOR_CHROOT "$COMPOSITOR_CHROOT"; fi
     write_env "$START_DIR" "$@"
     if [[ -n "${COMPOSITOR_TIMING:-}" ]]; then
         printf '%s: %s ready in %d ms\n' "$PROG" "$label" $(( $(now_ms) - START_T0 )) >&2
@@ -305,9 +315,11 @@ wayland_socket() {  # [EXCEPT]
     return 1
 }
 
-# $WAYLAND_DISPLAY is listening and offers the global NAME (weston-info)
+# $WAYLAND_DISPLAY is listening and offers the global NAME (weston-info; a chroot's wayland-info)
 offers_global() {  # NAME
-    [[ -S "$XDG_RUNTIME_DIR/$WAYLAND_DISPLAY" ]] && timeout 5 weston-info 2>/dev/null | grep -q "'$1'"
+    local info=weston-info
+    [[ -n ${COMPOSITOR_CHROOT:-} ]] && info=wayland-info
+    [[ -S "$XDG_RUNTIME_DIR/$WAYLAND_DISPLAY" ]] && timeout 5 "$info" 2>/dev/null | grep -q "'$1'"
 }
 
 # The size of OUTPUT as grim sees it ("W H"), or nothing (grim cannot capture it yet).
