@@ -11,6 +11,7 @@
     cases       the cases measured against each other: start-up, caps, damage, scaling
     switching   ctl set (switch, crossfade) and the long run
     references  the FFmpeg decode floor and mpv
+    firstframe  the first frame with the defaults, by screenshot (grim), beside mpv
     runner      a whole run: which cases, in which compositor, results.json
     summary     ratios and target checks over results.json
     report      the text table

@@ -3,8 +3,9 @@
 import argparse
 import os
 
-from .config import (ALL_CLIPS, CLIPS, DAMAGE_CLIP, DAMAGE_ENV, DEFAULT_CLIPS, DEFAULT_RENDERERS, MAIN_CLIP,
-                     MPV_VOS, NOISE_CLIP, OUT_DIR, RENDERERS, ROOT, SCALING_CLIP)
+from .config import (ALL_CLIPS, CLIPS, DAMAGE_CLIP, DAMAGE_ENV, DEFAULT_CLIPS, DEFAULT_RENDERERS,
+                     FIRST_FRAME_CLIP, FIRST_FRAME_ROUNDS, FIRST_FRAME_SIZE, MAIN_CLIP, MPV_VOS, NOISE_CLIP,
+                     OUT_DIR, RENDERERS, ROOT, SCALING_CLIP)
 
 
 def add_run_options(ap):
@@ -12,8 +13,8 @@ def add_run_options(ap):
     ap.add_argument("--quick", action="store_true",
                     help="smoke run for CI (< 1 min): 1080p30 H.264 on one output, the floor, "
                          "hidden, one crossfade and the cinemagraph with damage with the first "
-                         "renderer, the 1out case alone with the others; 3 s window, 1 s warm-up, no "
-                         "mpv, no long run")
+                         "renderer, the 1out case alone with the others, one round of the first frame by "
+                         "screenshot; 3 s window, 1 s warm-up, no mpv, no long run")
     ap.add_argument("--window", type=float, metavar="S", help="measurement window (default 20, quick 3)")
     ap.add_argument("--warmup", type=float, metavar="S",
                     help="wait after the first presented frame (default 3, quick 1)")
@@ -75,6 +76,12 @@ def add_only_options(ap):
                          f"the client and by the compositor (totals, client + compositor CPU), and "
                          f"{MAIN_CLIP} on two outputs: whole on each, spanning both with each scaling; "
                          f"a full run has them too")
+    ap.add_argument("--only-first-frame", action="store_true",
+                    help=f"run only the first frame with the defaults, by screenshot: exec -> the picture of "
+                         f"one {FIRST_FRAME_SIZE} output changes (grim polled), {FIRST_FRAME_CLIP}, for "
+                         f"`wayloop CLIP` (the defaults: --fit auto, a fresh cache), `wayloop --fit off CLIP` "
+                         f"and mpv --vo=wlshm, alternated in {FIRST_FRAME_ROUNDS} rounds (quick: 1); the "
+                         f"default renderer selection; a full run and --quick have it too")
 
 
 def parser():
@@ -110,8 +117,9 @@ def names(ap, value, known, what):
 def check_only_mpv(ap, a):
     if a.only_mpv and (a.no_mpv or a.quick):
         ap.error("--only-mpv runs nothing with --no-mpv or --quick")
-    if a.only_mpv and (a.only_caps or a.only_damage or a.only_scaling or a.only_fit):
-        ap.error("--only-mpv runs no wayloop case: not with --only-caps or --only-damage")
+    if a.only_mpv and (a.only_caps or a.only_damage or a.only_scaling or a.only_fit or a.only_first_frame):
+        ap.error("--only-mpv runs no wayloop case: not with --only-caps, --only-damage, --only-scaling, "
+                 "--only-fit or --only-first-frame")
 
 
 def clip_list(ap, a):
@@ -136,6 +144,7 @@ def parse_args(argv):
     a.window = a.window if a.window is not None else (3.0 if a.quick else 20.0)
     a.warmup = a.warmup if a.warmup is not None else (1.0 if a.quick else 3.0)
     a.long = a.long if a.long is not None else (0.0 if a.quick else 600.0)
+    a.first_frame_rounds = 1 if a.quick else FIRST_FRAME_ROUNDS
     if a.out is None:
         a.out = (os.path.join(ROOT, ".build", "bench-quick") if a.quick else
                  os.path.join(ROOT, ".build", "bench-mpv") if a.only_mpv else OUT_DIR)

@@ -73,6 +73,13 @@ DEFAULT_CLIPS = [c for c in ALL_CLIPS if c not in (DAMAGE_CLIP, NOISE_CLIP)]
 # --scaling client against compositor (720p on a 1080p output), and spanning two outputs
 SCALING_CLIP = "h264-720p30"
 SCALING_TARGETS = {"compositor_vs_client_total_max": 0.75, "span_vs_two_outputs_max": 1.15}
+# The first frame with the defaults, by screenshot (firstframe.py): exec -> the picture of one
+# FIRST_FRAME_SIZE output changes (grim), wayloop's defaults against --fit off and mpv --vo=wlshm;
+# a 1080p clip on a 1280x720 output is one `--fit auto` fits (twice the pixels or more)
+FIRST_FRAME_CLIP = MAIN_CLIP
+FIRST_FRAME_SIZE = "1280x720"
+FIRST_FRAME_ROUNDS = 4              # --quick: 1
+FIRST_FRAME_TARGET = 1.25           # the defaults' median over --fit off's, at most
 # ctl set: the second video of the switch and crossfade cases, and the crossfade's length
 SWITCH_CLIP = "h264-720p30"
 FADE_S = 2.0

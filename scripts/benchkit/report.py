@@ -1,6 +1,7 @@
 """The text report of a run's results (what scripts/bench prints on stdout)."""
 
 from .config import COST_STAGES, LOOP_CLIP, MAIN_CLIP, NOISE_CLIP, SCALING_CLIP, TARGETS
+from .firstframe import PLAYER_TEXT
 from .summary import ratio
 
 
@@ -14,6 +15,8 @@ def header(results):
                f"warm-up {cfg['warmup_s']:g} s"]
     if cfg.get("only_mpv"):
         out.append("only the mpv references (--only-mpv): no wayloop case")
+    elif not results["cases"] and results.get("first_frame_shot"):
+        out.append("only the first frame by screenshot (--only-first-frame): wayloop's default renderer selection")
     else:
         out.append(f"renderers: {', '.join(cfg['renderers'])} (wayloop --renderer R)")
     out.append("CPU in CPU-seconds over the window; fps = distinct frames presented per second per output; "
@@ -66,7 +69,7 @@ def mpv_table(results):
     mpv = results["mpv"]
     if isinstance(mpv, str):
         return [f"mpv: {mpv}"]
-    if not mpv:
+    if not mpv or not any(mpv.values()):
         return []
     out = ["", f"{'mpv reference':<26} {'client':>7} {'comp':>6} {'frames':>6} {'fps':>5} {'drop':>5} "
                f"{'ms/cmt':>6} {'RSSmed':>7} {'playing ms':>10}  window"]
@@ -216,6 +219,29 @@ def switch_fade_long(results):
     return out
 
 
+def first_frame_shot(results):
+    """The first frame with the defaults, by screenshot: each player's starts and median, the ratios."""
+    ff = results.get("first_frame_shot")
+    if not ff:
+        return []
+    out = [f"first frame by screenshot: exec -> the picture of {ff['output']} ({ff['output_size']}) changes, "
+           f"{ff['clip']}, {ff['rounds']} round{'s alternated' if ff['rounds'] != 1 else ''}; grim polled, "
+           f"resolution one capture (median {fmt(ff.get('grim_ms_median'), '{:.1f}')} ms here); "
+           f"the default renderer selection"]
+    for p, x in ff["players"].items():
+        solid = sum(x.get("solid") or [])
+        out.append(f"  {PLAYER_TEXT.get(p, p):<52} median {fmt(x['median_ms'], '{:.1f}'):>7} ms   "
+                   + ", ".join(f"{v:g}" for v in x["ms"])
+                   + (f"  (the first change a solid colour in {solid} of {len(x['ms'])})" if solid else "")
+                   + ("  (DID NOT FILL THE OUTPUT)" if x.get("fills_output") is False else ""))
+    if ff.get("mpv"):
+        out.append(f"  mpv --vo=wlshm: {ff['mpv']}")
+    r = ff["ratios"]
+    out.append(f"  defaults / --fit off {fmt(r['defaults_over_fit_off'], '{:.3f}')}; "
+               f"defaults / mpv --vo=wlshm {fmt(r['defaults_over_mpv_wlshm'], '{:.3f}')} (medians)")
+    return out
+
+
 def target_lines(results):
     cfg = results["config"]
     out = ["", "targets (gl: issue 7; shm: the wl_shm renderer's issue; CPU scaled to 20 s):"]
@@ -235,7 +261,8 @@ def report_lines(results):
     """The report of RESULTS (a results.json with its ratios and targets), line by line."""
     return (header(results) + cases_table(results) + mpv_table(results) + floor_table(results)
             + output_ratios(results) + startup_and_caps(results) + frame_costs(results) + scaling(results)
-            + damage(results) + fit(results) + switch_fade_long(results) + target_lines(results))
+            + damage(results) + fit(results) + switch_fade_long(results)
+            + paragraph(first_frame_shot(results)) + target_lines(results))
 
 
 def print_table(results):

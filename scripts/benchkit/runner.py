@@ -13,7 +13,9 @@ from .chartcheck import draw_chart_file
 from .clips import prepare_clips
 from .compositor import compositor_start, compositor_stop
 from .fit import measure_fit
-from .config import CAP_CASES, CLIPS, FADE_S, FIT_CASES, LOOP_CLIP, MAIN_CLIP, SCALING_CLIP, SWITCH_CLIP, log
+from .firstframe import measure_first_frame
+from .config import (CAP_CASES, CLIPS, FADE_S, FIRST_FRAME_CLIP, FIRST_FRAME_SIZE, FIT_CASES, LOOP_CLIP, MAIN_CLIP,
+                     SCALING_CLIP, SWITCH_CLIP, log)
 from .procs import tool_version
 from .references import measure_floor, measure_mpv
 from .report import print_table
@@ -29,7 +31,8 @@ def new_results(args, argv, wayloop, renderers, mpv_status):
         "command": "scripts/bench " + " ".join(shlex.quote(a) for a in argv),
         "config": {"window_s": args.window, "warmup_s": args.warmup, "long_s": args.long,
                    "quick": args.quick, "only_mpv": args.only_mpv, "only_caps": args.only_caps,
-                   "only_damage": args.only_damage, "only_scaling": args.only_scaling, "only_fit": args.only_fit, "clips": args.clip_list,
+                   "only_damage": args.only_damage, "only_scaling": args.only_scaling, "only_fit": args.only_fit,
+                   "only_first_frame": args.only_first_frame, "clips": args.clip_list,
                    "renderers_requested": args.renderer_list, "renderers": renderers,
                    "mpv_vos": [] if mpv_status else args.mpv_vo_list},
         "host": {"cpus": os.cpu_count(), "kernel": os.uname().release,
@@ -40,7 +43,7 @@ def new_results(args, argv, wayloop, renderers, mpv_status):
         "loadavg_start": os.getloadavg(),
         "clips": {}, "cases": {}, "floor": {},
         "mpv": mpv_status or {vo: {} for vo in args.mpv_vo_list}, "long": None, "switch": None,
-        "fade": None, "damage": None, "scaling": None, "fit": None,
+        "fade": None, "damage": None, "scaling": None, "fit": None, "first_frame_shot": None,
     }
 
 
@@ -48,10 +51,16 @@ def plan(args, renderers, mpv_status):
     """What this run measures: the renderers of every case (full; --quick: the first), the
     groups of cases, and the clips they need."""
     full = renderers[:1] if args.quick else renderers
-    # --only-caps, --only-damage, --only-scaling (any of them): those cases alone
-    only = args.only_caps or args.only_damage or args.only_scaling or args.only_fit
+    # --only-caps, --only-damage, --only-scaling, --only-fit, --only-first-frame (any of them):
+    # those cases alone
+    others = args.only_caps or args.only_damage or args.only_scaling or args.only_fit
+    only = others or args.only_first_frame
     p = SimpleNamespace(
         renderers=renderers, full=full, only=only, mpv_status=mpv_status,
+        # the 1920x1080 compositors: not for --only-first-frame alone
+        main=others or not only,
+        # the default renderer selection (no --renderer): not one of --renderers'
+        first_frame=args.only_first_frame or (not only and not args.only_mpv),
         # --scaling is the shm renderer's
         scaling=(args.only_scaling or not only) and not args.quick and "shm" in full,
         caps=args.only_caps or (not only and not args.quick and not args.only_mpv and bool(full)),
@@ -61,14 +70,17 @@ def plan(args, renderers, mpv_status):
         p.clips = (([c for c, _ in CAP_CASES] if args.only_caps else [])
                    + (damage_clips(args) if args.only_damage else [])
                    + ([SCALING_CLIP, MAIN_CLIP] if args.only_scaling else [])
-                   + ([c for c, _ in FIT_CASES] if args.only_fit else []))
+                   + ([c for c, _ in FIT_CASES] if args.only_fit else [])
+                   + ([FIRST_FRAME_CLIP] if args.only_first_frame else []))
     else:
         p.clips = list(dict.fromkeys(([] if args.only_mpv else [MAIN_CLIP]) + args.clip_list
                                      + ([] if args.only_mpv else [SWITCH_CLIP])
                                      + ([c for c, _ in CAP_CASES] if p.caps else [])
                                      + (damage_clips(args) if p.damage else [])
                                      + ([SCALING_CLIP] if p.scaling else [])
-                                     + ([c for c, _ in FIT_CASES] if p.fit else [])))
+                                     + ([c for c, _ in FIT_CASES] if p.fit else [])
+                                     + ([FIRST_FRAME_CLIP] if p.first_frame else [])))
+    p.clips = list(dict.fromkeys(p.clips))
     return p
 
 
@@ -170,11 +182,30 @@ def run_two_outputs(b, results, p):
         compositor_stop(d3)
 
 
+def run_first_frame(b, results, p):
+    """The first frame with the defaults, by screenshot, on a FIRST_FRAME_SIZE output of its own."""
+    with_mpv = not p.mpv_status
+    rounds = b.args.first_frame_rounds
+    log(f"first frame by screenshot (grim), {FIRST_FRAME_CLIP} on {FIRST_FRAME_SIZE}, {rounds} round(s): "
+        f"wayloop (the defaults: --fit auto, fresh cache), wayloop --fit off"
+        + (", mpv --vo=wlshm" if with_mpv else f"; mpv --vo=wlshm {p.mpv_status}"))
+    d = os.path.join(b.workdir, "sway-ff")
+    cenv = compositor_start(d, [FIRST_FRAME_SIZE])
+    ff = measure_first_frame(b, cenv, rounds, with_mpv)
+    if not with_mpv:
+        ff["mpv"] = p.mpv_status
+    results["first_frame_shot"] = ff
+    compositor_stop(d)
+
+
 def run(b, results, p):
     """Every case of plan P, into RESULTS."""
     results["clips"].update(prepare_clips(p.clips, b.args.force_clips))
-    run_one_output(b, results, p)
-    run_two_outputs(b, results, p)
+    if p.main:
+        run_one_output(b, results, p)
+        run_two_outputs(b, results, p)
+    if p.first_frame:
+        run_first_frame(b, results, p)
 
 
 def finish(args, results, t_start):
@@ -189,7 +220,10 @@ def finish(args, results, t_start):
         json.dump(results, f, indent=2)
         f.write("\n")
     cpath = os.path.join(args.out, "chart.png")
-    why = draw_chart_file(jpath, cpath)
+    if results["cases"] or results["floor"] or (isinstance(results["mpv"], dict) and any(results["mpv"].values())):
+        why = draw_chart_file(jpath, cpath)
+    else:   # --only-first-frame: its numbers are in the report and results.json, not on the chart
+        why = "chart not drawn: nothing in this run is on the chart"
     print(f"\nwrote {os.path.relpath(jpath)}" + ("" if why else f" and {os.path.relpath(cpath)}")
           + f" in {results['elapsed_s']:g} s")
     if why:

@@ -1,8 +1,8 @@
 """Ratios and target checks over a run's results (results.json's ratios and targets)."""
 
 from .cases import damage_key
-from .config import (ALL_CLIPS, CAP_TARGETS, CLIP_2160P, DAMAGE_CLIP, DAMAGE_TARGETS, FIT_TARGETS, LOOP_CLIP,
-                     MAIN_CLIP, NOISE_CLIP, SCALING_CLIP, SCALING_TARGETS, STARTUP_TARGET_MS, TARGETS)
+from .config import (ALL_CLIPS, CAP_TARGETS, CLIP_2160P, DAMAGE_CLIP, DAMAGE_TARGETS, FIRST_FRAME_TARGET, FIT_TARGETS,
+                     LOOP_CLIP, MAIN_CLIP, NOISE_CLIP, SCALING_CLIP, SCALING_TARGETS, STARTUP_TARGET_MS, TARGETS)
 
 
 def ratio(a, b):
@@ -271,6 +271,18 @@ def check_fit(ck, results):
             ck.add(f"{r}: luma PSNR of the copy ({clip}), dB", x["psnr_y"], ">=", FIT_TARGETS["psnr_min"])
 
 
+def check_first_frame(ck, results):
+    """The first frame by screenshot: the defaults' median over --fit off's (same run, same tool)."""
+    ff = results.get("first_frame_shot")
+    if not ff:
+        return
+    players = ff["players"]
+    ck.add(f"first frame by screenshot, defaults (--fit auto, fresh cache) / --fit off, medians "
+           f"({ff['clip']} on {ff['output_size']}, {ff['rounds']} round{'s' if ff['rounds'] != 1 else ''})",
+           ff["ratios"]["defaults_over_fit_off"], "<=", FIRST_FRAME_TARGET,
+           note=f"{players['defaults']['median_ms']} / {players['fit_off']['median_ms']} ms")
+
+
 def summarize(results):
     """Ratios and target checks (CPU scaled to 20 s), per renderer: results' ratios and targets."""
     results["ratios"] = all_ratios(results)
@@ -282,4 +294,5 @@ def summarize(results):
     check_damage(ck, results)
     check_scaling_and_startup(ck, results)
     check_fit(ck, results)
+    check_first_frame(ck, results)
     results["targets"] = list(ck)
