@@ -204,7 +204,7 @@ cmd_start_nested() {
         'floating_minimum_size -1 x -1' 'floating_maximum_size -1 x -1' \
         'for_window [title="^wlroots - WL-[0-9]+$"] floating enable'
     sway_config "$dir/inner-config" "inner sway of a nested sway: its outputs are outer windows" \
-        'for_window [app_id="wayloop-cover"] fullscreen enable'
+        'for_window [app_id="wayloop-cover" title="^wayloop-cover$"] fullscreen enable'
     # The inner sway asks the outer one for a presentation feedback with every frame, which the
     # outer headless sway 1.7 never answers: both keep them all, and the outer's CPU grows until
     # it starves the client under test (scripts/hide-presentation.c). The inner sway gets a

@@ -6,7 +6,7 @@ cmd_start_phoc() {
     (($# >= 1)) || usage
     check_dir_arg "$1"; local dir; dir=$(abs_dir "$1"); shift
     parse_sizes start-phoc "$@"
-    start_prepare "$dir" phoc grim
+    start_prepare "$dir" phoc grim wlr-randr
     # One [output:HEADLESS-n] section per output (wlroots' headless backend makes
     # WLR_HEADLESS_OUTPUTS of them), laid out left to right.
     local x=0 i names=()
@@ -25,6 +25,16 @@ cmd_start_phoc() {
     start_wait 0.02 wayland_socket \
         || start_failed "phoc did not offer a socket within ${START_TIMEOUT_S}s"
     export WAYLAND_DISPLAY=$FOUND_DISPLAY
+    if [[ -n ${COMPOSITOR_CHROOT:-} ]]; then
+        # phoc 0.46 lays its outputs out by itself (right to left), whatever x= and y= say: one
+        # wlr-randr call (wlr-output-management) puts them left to right, as everywhere else
+        local -a randr=() err
+        x=0
+        for i in "${!names[@]}"; do randr+=(--output "${names[i]}" --pos "$x,0"); x=$(( x + ${SIZES[i]%x*} )); done
+        start_wait 0.05 randr_lists "$(printf '%s\n' "${names[@]}" | sort | tr '\n' ' ')" \
+            || start_failed "phoc has the outputs '${NOW:-none}', wanted ${names[*]}"
+        err=$(timeout 5 wlr-randr "${randr[@]}" 2>&1) || start_failed "wlr-randr ${randr[*]} failed: $(tail -n 1 <<<"$err")"
+    fi
     # Ready once every output captures at the size asked for.
     start_wait_captures "${names[@]}"
     start_done phoc XDG_RUNTIME_DIR "$XDG_RUNTIME_DIR" WAYLAND_DISPLAY "$WAYLAND_DISPLAY" \

@@ -57,7 +57,7 @@ cmd_start_sway() {
     start_prepare "$dir" sway swaymsg
 
     sway_config "$dir/config" "headless sway for WayLoop tests" \
-        'for_window [app_id="wayloop-cover"] fullscreen enable'
+        'for_window [app_id="wayloop-cover" title="^wayloop-cover$"] fullscreen enable'
 
     start_compositor sway "$dir" "$dir/sway.log" \
         WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 \
@@ -108,17 +108,45 @@ cmd_start_sway() {
         COMPOSITOR_PID "$COMP_PID" OUTPUTS "${names[*]}"
 }
 
+# foot's options for a magenta window, magenta cursor too (it would otherwise show in the shots):
+# -o section.key=value. foot 1.13 (Debian 12) and 1.21 (trixie): [colors] background and
+# [cursor] color "TEXT CURSOR"; foot 1.28 (sid) moved both into [colors-dark] (and refuses the old
+# section). Sets the caller's COLOURS array.
+foot_magenta() {
+    local v
+    v=$(foot --version 2>/dev/null | sed -n 's/^foot version: \([0-9]*\.[0-9]*\).*/\1/p')
+    if [[ -n "$v" ]] && (( ${v%.*} > 1 || ${v#*.} >= 26 )); then
+        colours=(-o colors-dark.background=ff00ff -o 'colors-dark.cursor=ff00ff ff00ff')
+    else
+        colours=(-o colors.background=ff00ff -o 'cursor.color=ff00ff ff00ff')
+    fi
+}
+
+# cover DIR [--maximized]: a magenta foot window over the first (sway: the focused) output,
+# fullscreen, or with --maximized as a user's window that fills its workspace: tiled on sway (so
+# within sway's gaps), maximized elsewhere (labwc: within its <gap>). With sway's IPC a window
+# rule makes it fullscreen once mapped; elsewhere foot asks for it (--fullscreen, --maximized).
+# Returns once the centre of that output is magenta; on KWin, whose picture cannot be captured
+# here, once foot has run for a second.
 cmd_cover() {
-    (($# == 1)) || usage
-    check_dir_arg "$1"; local dir; dir=$(abs_dir "$1")
-    require_cmd foot swaymsg grim "$PYTHON"
+    (($# >= 1)) || usage
+    check_dir_arg "$1"; local dir; dir=$(abs_dir "$1"); shift
+    local how=fullscreen
+    while (($#)); do
+        case $1 in
+            --maximized) how=maximized; shift ;;
+            *) die "cover: unknown argument '$1' (expected --maximized)" ;;
+        esac
+    done
     load_env "$dir"
-    # phoc headless offers no wl_seat (no input devices), and foot will not start without one.
-    [[ -f "$dir/phoc.ini" ]] && die "cover needs sway: headless phoc offers no wl_seat, which foot needs"
-    # labwc 0.5.3 has no IPC to make a window fullscreen, and one that asks before it is mapped
-    # (foot --fullscreen) is fullscreen on screen but never so on wlr-foreign-toplevel-management.
-    [[ -d "$dir/xdg/labwc" ]] && die "cover needs sway: labwc 0.5.3 has no IPC to make a window fullscreen, and a window that starts fullscreen is never reported so on wlr-foreign-toplevel-management"
-    [[ -n "${SWAYSOCK:-}" ]] || die "cover needs sway (the compositor in $dir has no SWAYSOCK)"
+    require_cmd foot "$PYTHON"
+    if [[ -z ${COMPOSITOR_CHROOT:-} ]]; then
+        # phoc 0.24 headless offers no wl_seat (no input devices), and foot will not start without one.
+        [[ -f "$dir/phoc.ini" ]] && die "cover needs a seat: headless phoc 0.24 offers no wl_seat, which foot needs"
+        # labwc 0.5.3 has no IPC to make a window fullscreen, and one that asks before it is mapped
+        # (foot --fullscreen) is fullscreen on screen but never so on wlr-foreign-toplevel-management.
+        [[ -d "$dir/xdg/labwc" ]] && die "cover needs sway: labwc 0.5.3 has no IPC to make a window fullscreen, and a window that starts fullscreen is never reported so on wlr-foreign-toplevel-management"
+    fi
     pid_is_instance "${COMPOSITOR_PID:-}" "$XDG_RUNTIME_DIR" || die "the compositor in $dir is not running"
     local pid
     pid=$(read_pidfile "$dir/cover.pid")
@@ -128,32 +156,51 @@ cmd_cover() {
     fi
     rm -f -- "$dir/cover.pid" "$dir/cover-supervisor.pid"
 
-    # the focused output, where the fullscreen window will go: sample its centre for magenta
-    local line cx cy w h ox oy
-    line=$(sway_outputs | awk '$6 == 1 { print; exit }')
-    [[ -n "$line" ]] || line=$(sway_outputs | head -n 1)
-    read -r _ w h ox oy _ <<<"$line"
-    cx=$(( ox + w / 2 )); cy=$(( oy + h / 2 ))
+    # where the window will go: sample that output's centre for magenta
+    local line cx cy w h ox oy sway="" capture=1 title=wayloop-cover
+    local -a asks=()
+    if [[ -n "${SWAYSOCK:-}" ]]; then
+        sway=1
+        line=$(sway_outputs | awk '$6 == 1 { print; exit }')
+        [[ -n "$line" ]] || line=$(sway_outputs | head -n 1)
+        read -r _ w h ox oy _ <<<"$line"
+        # the config's rule makes only the title wayloop-cover fullscreen
+        [[ $how == maximized ]] && title=wayloop-cover-tiled
+    else
+        require_cmd grim
+        [[ -f "$dir/kwin.log" ]] && capture=""
+        read -r w h <<<"$(grim_size "${OUTPUTS%% *}")"
+        ox=0 oy=0
+        asks=("--$how")
+    fi
+    if [[ -n $capture ]]; then
+        [[ -n "${w:-}" && -n "${h:-}" ]] || die "cannot tell the size of ${OUTPUTS%% *}"
+        cx=$(( ox + w / 2 )); cy=$(( oy + h / 2 ))
+    fi
 
     : >"$dir/cover.log"
-    # foot 1.13: -o section.key=value; [cursor] color takes "TEXT CURSOR" (magenta hides the cursor)
+    local -a colours
+    foot_magenta
     supervise "$dir/cover.pid" "$dir/cover.log" \
-        foot --config=/dev/null --app-id=wayloop-cover --title=wayloop-cover \
-        -o colors.background=ff00ff -o 'cursor.color=ff00ff ff00ff' -o cursor.blink=no \
+        foot --config=/dev/null --app-id=wayloop-cover "--title=$title" "${asks[@]}" \
+        "${colours[@]}" -o cursor.blink=no \
         sleep 600
     local sup=$SUP_PID
     echo "$sup" >"$dir/cover-supervisor.pid"
-    local deadline=$(( $(now_ms) + START_TIMEOUT_S * 1000 )) shown="" px
+    local deadline=$(( $(now_ms) + START_TIMEOUT_S * 1000 )) shown="" px t_run=""
     pid=""
     while :; do
         [[ -n "$pid" ]] || pid=$(read_pidfile "$dir/cover.pid")
         if [[ -n "$pid" ]]; then
             pid_alive "$pid" || { cmd_uncover_dir "$dir"; die "foot exited at once; see $dir/cover.log: $(tail -n 1 "$dir/cover.log")"; }
-            if [[ -z "$shown" ]] && swaymsg "[app_id=\"wayloop-cover\" pid=$pid] nop" >/dev/null 2>&1; then
-                shown=1
+            if [[ -z "$shown" ]]; then
+                if [[ -z $sway ]] || swaymsg "[app_id=\"wayloop-cover\" pid=$pid] nop" >/dev/null 2>&1; then shown=1; fi
             fi
-            if [[ -n "$shown" ]]; then
-                # mapped; wait until the fullscreen magenta is really on screen
+            if [[ -n "$shown" && -z $capture ]]; then
+                t_run=${t_run:-$(now_ms)}
+                (( $(now_ms) - t_run >= 1000 )) && break
+            elif [[ -n "$shown" ]]; then
+                # mapped; wait until the magenta is really on screen
                 px=$(grim -t ppm -g "$cx,$cy 1x1" - 2>/dev/null | tail -c 3 | od -An -tx1 | tr -d ' \n') || px=""
                 [[ "$px" == ff00ff ]] && break
             fi
@@ -168,4 +215,16 @@ cmd_cover() {
         sleep 0.02
     done
     printf '%s\n' "$pid"
+}
+
+# gaps DIR N: space of N logical pixels between tiled windows and the output's edges, as sway
+# users set it (`gaps inner` and `gaps outer` on every workspace). labwc's <gap> leaves maximized
+# windows whole, and the other compositors here have none.
+cmd_gaps() {
+    (($# == 2)) || usage
+    check_dir_arg "$1"; local dir; dir=$(abs_dir "$1") n=$2
+    [[ $n =~ ^[0-9]+$ ]] || die "bad gap '$n' (expected pixels, e.g. 40)"
+    load_env "$dir"
+    [[ -n "${SWAYSOCK:-}" ]] || die "gaps: only sway has gaps to set here"
+    swaymsg "gaps inner all set $n" >/dev/null && swaymsg "gaps outer all set $n" >/dev/null || die "swaymsg gaps failed"
 }
