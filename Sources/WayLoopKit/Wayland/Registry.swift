@@ -35,6 +35,9 @@ final class Registry: WaylandObject, ListenerTarget {
     // The versions this client implements (bind min(advertised, implemented)).
     static let compositorVersion: UInt32 = 4
     static let layerShellVersion: UInt32 = 4
+    /// Version 2 changes no message, only what `presented`'s refresh may be on a variable
+    /// refresh rate (WayLoop does not read it).
+    static let presentationVersion: UInt32 = 2
     static let outputVersion: UInt32 = {
         // WAYLOOP_WL_OUTPUT_VERSION lowers it, so tests can take the xdg-output path on sway.
         if let v = getenv("WAYLOOP_WL_OUTPUT_VERSION").flatMap({ UInt32(String(cString: $0)) }), (1...4).contains(v) {
@@ -86,7 +89,7 @@ final class Registry: WaylandObject, ListenerTarget {
         case "wp_fractional_scale_manager_v1":
             fractionalScale = bind(name, wlx_fractional_scale_manager_interface(), 1).map(FractionalScaleManager.init)
         case "wp_presentation":
-            presentation = bind(name, wlx_presentation_interface(), 1).map(Presentation.init)
+            presentation = bind(name, wlx_presentation_interface(), min(version, Self.presentationVersion)).map(Presentation.init)
         case "wl_shm":
             shm = bind(name, wlx_shm_interface(), 1).map(WLShm.init)
         case "zwp_linux_dmabuf_v1":
