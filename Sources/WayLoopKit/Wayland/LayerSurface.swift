@@ -65,8 +65,7 @@ final class LayerSurface: ListenerTarget {
     /// What status says of the buffers now (nil: not configured yet).
     var status: SurfaceStatus? {
         guard let b = appliedBufferSize else { return nil }
-        let scale = geometry.scale120.map { Double($0) / 120 } ?? Double(geometry.integerScale)
-        return SurfaceStatus(buffer: "\(b.width)x\(b.height)", logical: "\(logicalSize.width)x\(logicalSize.height)", scale: scale,
+        return SurfaceStatus(buffer: "\(b.width)x\(b.height)", logical: "\(logicalSize.width)x\(logicalSize.height)", scale: geometry.scale,
                              preferredScale: scaleChoice.late.map { Double($0) / 120 }, resizes: resizes)
     }
     /// wl_surface.set_buffer_transform last sent (the shm sink turns buffers this way).
@@ -120,6 +119,9 @@ final class LayerSurface: ListenerTarget {
         zwlr_layer_surface_v1_destroy(layerSurface)
         wlSurface.destroy()
     }
+
+    /// The scale the buffers are made at, as the start notice says it ("1.5", "2").
+    var scaleText: String { geometry.scaleText }
 
     /// The output's integer scale changed (wl_output.scale).
     func setScale(_ s: Int32) {
