@@ -55,9 +55,14 @@ final class GLSink: Sink {
     }
 
     func present(colour: RGB, on surface: any SinkSurface) throws(SinkError) {
-        let s = try makeCurrent()
-        device.renderer.clear(colour, buffer: surface.bufferSize)
-        try swap(s)
+        if surface.attachSolid(colour) {
+            // A single-pixel buffer in place of the EGL window's: no draw, no swap.
+            wl_surface_commit(surface.surface)
+        } else {
+            let s = try makeCurrent()
+            device.renderer.clear(colour, buffer: surface.bufferSize)
+            try swap(s)
+        }
         damaged.record(nil, of: surface.bufferSize)
         forgetDrawn()
     }
@@ -71,6 +76,8 @@ final class GLSink: Sink {
                  beforeCommit: () -> Void) throws(SinkError) {
         drawStarted = Sys.threadCPU()
         let s = try makeCurrent()
+        // The EGL window's buffers are the surface's size: undo a single-pixel colour's viewport.
+        surface.attaching(surface.bufferSize, source: nil)
         let t = try device.textures(for: picture)
         if let f = fading {
             // The old picture as it was, then the new one blended over it in the same pass.
