@@ -128,6 +128,30 @@ final class SurfaceGeometryTests: XCTestCase {
     }
 }
 
+extension PlacementTests {
+    /// The scale the buffers are made at, as status gives it and the start notice writes it: the
+    /// fractional one in use, never the integer wl_output scale beside it (sway says 2 at 1.5).
+    func testTheScaleInUseAndItsText() {
+        let logical = Size(width: 853, height: 480)
+        let cases: [(SurfaceGeometry, Double, String)] = [
+            (SurfaceGeometry(logical: logical, integerScale: 2, scale120: 180), 1.5, "1.5"),
+            (SurfaceGeometry(logical: logical, integerScale: 2, scale120: 150), 1.25, "1.25"),
+            (SurfaceGeometry(logical: logical, integerScale: 2, scale120: 210), 1.75, "1.75"),
+            (SurfaceGeometry(logical: logical, integerScale: 1, scale120: 144), 1.2, "1.2"),
+            (SurfaceGeometry(logical: logical, integerScale: 1, scale120: 121), 121.0 / 120, "1.008"),
+            (SurfaceGeometry(logical: logical, integerScale: 1, scale120: 120), 1, "1"),
+            (SurfaceGeometry(logical: logical, integerScale: 3, scale120: 240), 2, "2"),
+            (SurfaceGeometry(logical: logical, integerScale: 2), 2, "2"),            // no fractional scale: the integer one
+            (SurfaceGeometry(logical: logical, integerScale: 2, scale120: 0), 2, "2"),  // a zero scale is none
+            (SurfaceGeometry(logical: logical), 1, "1"),
+        ]
+        for (g, scale, text) in cases {
+            XCTAssertEqual(g.scale, scale, accuracy: 1e-9, "\(g)")
+            XCTAssertEqual(g.scaleText, text, "\(g)")
+        }
+    }
+}
+
 final class FractionalScaleChoiceTests: XCTestCase {
     func testTheOutputsOwnScaleFromItsModeAndLogicalSize() {
         let cases: [(Size, Size?, Int?)] = [

@@ -41,13 +41,17 @@ final class Compositor: @unchecked Sendable {
     let chroot: String?
     let kind: String
 
-    init(kind requested: String, outputs sizes: [String] = [], extra: [String] = []) throws {
+    /// `named`: one of `headlessKinds` ("sway-1.12", "sway"), started whatever
+    /// $WAYLOOP_COMPOSITOR says (for a test of what one compositor offers).
+    init(kind requested: String, outputs sizes: [String] = [], extra: [String] = [], named: String? = nil) throws {
         var kind = requested
         var chroot: String?
-        if requested == "start-sway" {
-            guard let k = Self.headlessKinds[Self.compositorName] else {
+        if requested == "start-sway" || named != nil {
+            let name = named ?? Self.compositorName
+            guard let k = Self.headlessKinds[name] else {
                 let known = Self.headlessKinds.keys.filter { !$0.isEmpty }.sorted().joined(separator: ", ")
-                throw HarnessError("WAYLOOP_COMPOSITOR is '\(Self.compositorName)': it must be one of \(known) (or unset)")
+                throw HarnessError(named == nil ? "WAYLOOP_COMPOSITOR is '\(name)': it must be one of \(known) (or unset)"
+                                                : "no compositor named '\(name)': it must be one of \(known)")
             }
             (kind, chroot) = k
         } else if let k = Self.headlessKinds[Self.compositorName], k.command == requested {

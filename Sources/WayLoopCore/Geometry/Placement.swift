@@ -148,6 +148,25 @@ public struct SurfaceGeometry: Equatable, Sendable {
 
     /// A wp_viewport destination (the logical size) is needed.
     public var usesViewport: Bool { (scale120 ?? 0) > 0 }
+
+    /// The scale the buffers are made at: the fractional one in use, else the integer one.
+    public var scale: Double { usesViewport ? Double(scale120!) / 120 : Double(integerScale) }
+
+    /// `scale` as a person reads it: "1.5", "1.25", "2" (at most three decimals, none trailing).
+    public var scaleText: String {
+        let thousandths = usesViewport ? (scale120! * 1000 + 60) / 120 : integerScale * 1000
+        var text = String(thousandths / 1000)
+        var frac = thousandths % 1000
+        guard frac != 0 else { return text }
+        var digits = 3
+        while frac % 10 == 0 {
+            frac /= 10
+            digits -= 1
+        }
+        let f = String(frac)
+        text += "." + String(repeating: "0", count: digits - f.count) + f
+        return text
+    }
 }
 
 /// Which fractional scale a surface draws at (wp_fractional_scale_v1), in 120ths. A compositor

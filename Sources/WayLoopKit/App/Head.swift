@@ -57,7 +57,8 @@ final class Head: FrameTaker {
                      delegate: LayerSurfaceDelegate) -> Bool {
         guard let s = LayerSurface(outputID: id, compositor: compositor, layerShell: layerShell, output: output, scale: output.info.scale,
                                    outputScale120: output.info.scale120,
-                                   viewporter: registry.viewporter, fractionalScale: registry.fractionalScale, layer: layer) else {
+                                   viewporter: registry.viewporter, fractionalScale: registry.fractionalScale,
+                                   contentType: registry.contentType, singlePixel: registry.singlePixel, layer: layer) else {
             return false
         }
         s.delegate = delegate

@@ -191,6 +191,7 @@ extension App {
             rendererLine = nil
         }
         updatePause(h)
-        log.notice("\(h.name) (\(h.output.info.modeSize), scale \(h.output.info.scale)): \(what)")
+        // The scale its buffers are made at: a fractional one where the compositor prefers one.
+        log.notice("\(h.name) (\(h.output.info.modeSize), scale \(h.surface?.scaleText ?? "\(h.output.info.scale)")): \(what)")
     }
 }

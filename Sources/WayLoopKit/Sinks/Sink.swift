@@ -48,6 +48,13 @@ protocol SinkSurface: AnyObject {
     func attaching(_ size: Size, source: Rect?)
     /// Asks for a frame callback; before the commit.
     func requestFrame()
+    /// Attaches `colour` as a single-pixel buffer over the whole surface where it can
+    /// (LayerSurface.attachSolid); false: the sink draws the colour itself. The caller commits.
+    func attachSolid(_ colour: RGB) -> Bool
+}
+
+extension SinkSurface {
+    func attachSolid(_ colour: RGB) -> Bool { false }
 }
 
 extension LayerSurface: SinkSurface {}
@@ -71,7 +78,8 @@ protocol Sink: AnyObject {
     /// False while drawing `picture` with `settings` would have to wait (shm: every buffer for
     /// it is still the compositor's).
     func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: any SinkSurface) -> Bool
-    /// Fills the whole surface with one colour and commits.
+    /// Fills the whole surface with one colour and commits: a single-pixel buffer where the
+    /// surface takes one (`SinkSurface.attachSolid`: nothing drawn), else its own buffer.
     func present(colour: RGB, on surface: any SinkSurface) throws(SinkError)
     /// Draws `picture` with `settings` and commits; requests the frame callback and calls
     /// `beforeCommit` just before the commit. `shared`: other outputs of this size show the

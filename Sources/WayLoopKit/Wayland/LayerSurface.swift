@@ -36,6 +36,15 @@ final class LayerSurface: ListenerTarget {
     /// it offers both).
     private var viewport: Viewport?
     private var fractional: FractionalScale?
+    /// wp_content_type_v1 (where the compositor offers content-type-v1): says "video".
+    private var contentType: ContentType?
+    /// How the fallback colour is shown: a single-pixel buffer (with its manager) or the sink's.
+    private let solidFill: SolidFill
+    private let singlePixel: SinglePixelBufferManager?
+    /// The single-pixel buffers attached last, the newest last: the one before it stays until
+    /// a newer one has replaced it by a commit (a buffer destroyed while it is the surface's
+    /// leaves the contents undefined).
+    private var solidBuffers: [SinglePixelBuffer] = []
     /// With fractional scaling: the output's own scale and the compositor's preferred ones.
     private var scaleChoice = FractionalScaleChoice()
     /// The buffer attached when it is not `bufferSize`, or only part of it is shown: its size
@@ -65,8 +74,7 @@ final class LayerSurface: ListenerTarget {
     /// What status says of the buffers now (nil: not configured yet).
     var status: SurfaceStatus? {
         guard let b = appliedBufferSize else { return nil }
-        let scale = geometry.scale120.map { Double($0) / 120 } ?? Double(geometry.integerScale)
-        return SurfaceStatus(buffer: "\(b.width)x\(b.height)", logical: "\(logicalSize.width)x\(logicalSize.height)", scale: scale,
+        return SurfaceStatus(buffer: "\(b.width)x\(b.height)", logical: "\(logicalSize.width)x\(logicalSize.height)", scale: geometry.scale,
                              preferredScale: scaleChoice.late.map { Double($0) / 120 }, resizes: resizes)
     }
     /// wl_surface.set_buffer_transform last sent (the shm sink turns buffers this way).
@@ -76,6 +84,7 @@ final class LayerSurface: ListenerTarget {
 
     init?(outputID: UInt32, compositor: WLCompositor, layerShell: LayerShell, output: Output,
           scale: Int32, outputScale120: Int?, viewporter: Viewporter?, fractionalScale: FractionalScaleManager?,
+          contentType contentTypes: ContentTypeManager? = nil, singlePixel: SinglePixelBufferManager? = nil,
           layer: Layer = .background) {
         self.outputID = outputID
         self.compositor = compositor
@@ -88,11 +97,16 @@ final class LayerSurface: ListenerTarget {
         layerSurface = ls
         geometry.integerScale = Int(scale)
         viewport = viewporter?.viewport(for: s)
+        solidFill = SolidFill.choose(singlePixelBuffer: singlePixel != nil, viewporter: viewport != nil, allowed: Self.singlePixelAllowed)
+        self.singlePixel = solidFill == .singlePixel ? singlePixel : nil
         if viewport != nil, let fractionalScale {
             fractional = fractionalScale.fractionalScale(for: s) { [unowned self] in self.preferredScale($0) }
             scaleChoice.output = outputScale120
             geometry.scale120 = scaleChoice.scale120
         }
+        // Before the first commit, so that the compositor knows it from the first picture on.
+        contentType = contentTypes?.contentType(for: s)
+        contentType?.setVideo()
         zwlr_layer_surface_v1_add_listener(ls, layerSurfaceListener, listenerData)
         // Size 0×0 with all four anchors: the compositor gives us the whole output.
         zwlr_layer_surface_v1_set_size(ls, 0, 0)
@@ -115,11 +129,20 @@ final class LayerSurface: ListenerTarget {
     /// which owns the buffers or the EGL window, is gone before this).
     deinit {
         frameCallback?.destroy()
+        contentType?.destroy()
         fractional?.destroy()
         viewport?.destroy()
         zwlr_layer_surface_v1_destroy(layerSurface)
         wlSurface.destroy()
+        for b in solidBuffers { b.destroy() }
     }
+
+    /// WAYLOOP_SINGLE_PIXEL=off: the fallback colour the renderer's way even where a
+    /// single-pixel buffer could show it (to measure one against the other).
+    private static let singlePixelAllowed = Sys.env("WAYLOOP_SINGLE_PIXEL") != "off"
+
+    /// The scale the buffers are made at, as the start notice says it ("1.5", "2").
+    var scaleText: String { geometry.scaleText }
 
     /// The output's integer scale changed (wl_output.scale).
     func setScale(_ s: Int32) {
@@ -186,6 +209,23 @@ final class LayerSurface: ListenerTarget {
                 viewport.setDestination(width: -1, height: -1)
             }
         }
+    }
+
+    /// Attaches `colour` as a 1x1 single-pixel buffer that the viewport scales over the whole
+    /// surface (upright, buffer scale 1), when this surface shows colours so
+    /// (`SolidFill.singlePixel`); false: the sink draws it. The caller commits.
+    func attachSolid(_ colour: RGB) -> Bool {
+        guard let singlePixel else { return false }
+        if solidBuffers.last?.colour != colour {
+            guard let b = singlePixel.buffer(colour) else { return false }
+            solidBuffers.append(b)
+            // The one before last was replaced by an earlier commit: no surface has it now.
+            while solidBuffers.count > 2 { solidBuffers.removeFirst().destroy() }
+        }
+        setBufferTransform(0)
+        attaching(Size(width: 1, height: 1))
+        solidBuffers.last!.attach(to: wlSurface)
+        return true
     }
 
     /// wl_surface.set_buffer_transform (double-buffered: applies with the next commit).

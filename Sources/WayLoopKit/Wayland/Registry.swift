@@ -25,6 +25,10 @@ final class Registry: WaylandObject, ListenerTarget {
     /// roundtrip) are known; `takeToplevels()` hands it to its owner.
     private var toplevels: Toplevels?
     private(set) var presentation: Presentation?
+    /// wp_content_type_manager_v1: every surface says it shows video (a hint; optional).
+    private(set) var contentType: ContentTypeManager?
+    /// wp_single_pixel_buffer_manager_v1: a solid colour as a 1x1 buffer (with wp_viewporter).
+    private(set) var singlePixel: SinglePixelBufferManager?
     /// wl_shm: the shm sink's buffers (bound by every client that may need it; cheap).
     private(set) var shm: WLShm?
     /// The compositor advertises zwp_linux_dmabuf_v1 (not bound: the renderer choice asks).
@@ -35,6 +39,9 @@ final class Registry: WaylandObject, ListenerTarget {
     // The versions this client implements (bind min(advertised, implemented)).
     static let compositorVersion: UInt32 = 4
     static let layerShellVersion: UInt32 = 4
+    /// Version 2 changes no message, only what `presented`'s refresh may be on a variable
+    /// refresh rate (WayLoop does not read it).
+    static let presentationVersion: UInt32 = 2
     static let outputVersion: UInt32 = {
         // WAYLOOP_WL_OUTPUT_VERSION lowers it, so tests can take the xdg-output path on sway.
         if let v = getenv("WAYLOOP_WL_OUTPUT_VERSION").flatMap({ UInt32(String(cString: $0)) }), (1...4).contains(v) {
@@ -51,6 +58,8 @@ final class Registry: WaylandObject, ListenerTarget {
 
     /// The globals before the registry (outputs and the toplevel manager belong to their owners).
     deinit {
+        singlePixel?.destroy()
+        contentType?.destroy()
         presentation?.destroy()
         shm?.destroy()
         fractionalScale?.destroy()
@@ -86,7 +95,11 @@ final class Registry: WaylandObject, ListenerTarget {
         case "wp_fractional_scale_manager_v1":
             fractionalScale = bind(name, wlx_fractional_scale_manager_interface(), 1).map(FractionalScaleManager.init)
         case "wp_presentation":
-            presentation = bind(name, wlx_presentation_interface(), 1).map(Presentation.init)
+            presentation = bind(name, wlx_presentation_interface(), min(version, Self.presentationVersion)).map(Presentation.init)
+        case "wp_content_type_manager_v1":
+            contentType = bind(name, wlx_content_type_manager_interface(), 1).map(ContentTypeManager.init)
+        case "wp_single_pixel_buffer_manager_v1":
+            singlePixel = bind(name, wlx_single_pixel_buffer_manager_interface(), 1).map(SinglePixelBufferManager.init)
         case "wl_shm":
             shm = bind(name, wlx_shm_interface(), 1).map(WLShm.init)
         case "zwp_linux_dmabuf_v1":

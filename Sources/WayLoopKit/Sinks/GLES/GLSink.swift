@@ -1,14 +1,19 @@
-// The GLES sink: one wl_egl_window and EGL window surface per output, drawn by the shared
-// GLRenderer from the video's textures (uploaded once per frame for every output that shows
-// it). Main thread only, the shared EGL context current.
+// The GLES sink: one wl_egl_window and EGL window surface per output (made at its first draw),
+// drawn by the shared GLRenderer from the video's textures (uploaded once per frame for every
+// output that shows it). Main thread only, the shared EGL context current.
 import CWayland
 import WayLoopCore
 
 final class GLSink: Sink {
     let kind = RendererKind.gl
     private let device: GLDevice
+    /// Made at the first draw that needs them, not at the configure: a surface that only shows
+    /// a single-pixel colour never has EGL buffers (Mesa's software path allocates one of the
+    /// surface's size as soon as the EGL surface is made).
     private var window: EGLWindow?
     private var eglSurface: EGLSurface?
+    /// A configure was applied: the surface's buffer size is known.
+    private var configured = false
     /// The frame serials in the surface's buffers, the last swapped first (index age − 1, for
     /// EGL_EXT_buffer_age), all drawn with `drawnKey`; empty after a colour, a blend or a resize.
     private var swapped: [UInt64] = []
@@ -26,23 +31,23 @@ final class GLSink: Sink {
         if let eglSurface { device.egl.destroySurface(eglSurface) }
     }
 
-    func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: any SinkSurface) -> Bool { eglSurface != nil }
+    func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: any SinkSurface) -> Bool { configured }
 
     func resize(_ surface: any SinkSurface) throws(SinkError) {
-        let b = surface.bufferSize
         forgetDrawn()
-        if let window {
-            window.resize(b)
-            return
-        }
-        guard let w = EGLWindow(surface: surface.surface, size: b) else {
-            throw SinkError("cannot create a wl_egl_window")
-        }
-        window = w
-        do { eglSurface = try device.egl.createSurface(window: w) } catch { throw SinkError("\(error)") }
+        configured = true
+        window?.resize(surface.bufferSize)
     }
 
-    private func makeCurrent() throws(SinkError) -> EGLSurface {
+    /// The EGL surface, made on the first call, current.
+    private func makeCurrent(_ surface: any SinkSurface) throws(SinkError) -> EGLSurface {
+        if eglSurface == nil {
+            guard let w = EGLWindow(surface: surface.surface, size: surface.bufferSize) else {
+                throw SinkError("cannot create a wl_egl_window")
+            }
+            window = w
+            do { eglSurface = try device.egl.createSurface(window: w) } catch { throw SinkError("\(error)") }
+        }
         guard let eglSurface else { throw SinkError("no EGL surface yet") }
         do { try device.egl.makeCurrent(eglSurface) } catch { throw SinkError("\(error)") }
         return eglSurface
@@ -55,9 +60,14 @@ final class GLSink: Sink {
     }
 
     func present(colour: RGB, on surface: any SinkSurface) throws(SinkError) {
-        let s = try makeCurrent()
-        device.renderer.clear(colour, buffer: surface.bufferSize)
-        try swap(s)
+        if surface.attachSolid(colour) {
+            // A single-pixel buffer in place of the EGL window's: no draw, no swap.
+            wl_surface_commit(surface.surface)
+        } else {
+            let s = try makeCurrent(surface)
+            device.renderer.clear(colour, buffer: surface.bufferSize)
+            try swap(s)
+        }
         damaged.record(nil, of: surface.bufferSize)
         forgetDrawn()
     }
@@ -70,7 +80,9 @@ final class GLSink: Sink {
     func present(_ picture: Picture, settings: OutputSettings, on surface: any SinkSurface, shared: Bool, fading: FadeLayer?,
                  beforeCommit: () -> Void) throws(SinkError) {
         drawStarted = Sys.threadCPU()
-        let s = try makeCurrent()
+        let s = try makeCurrent(surface)
+        // The EGL window's buffers are the surface's size: undo a single-pixel colour's viewport.
+        surface.attaching(surface.bufferSize, source: nil)
         let t = try device.textures(for: picture)
         if let f = fading {
             // The old picture as it was, then the new one blended over it in the same pass.

@@ -70,6 +70,15 @@ final class ShmSink: Sink {
 
     func present(colour: RGB, on surface: any SinkSurface) throws(SinkError) {
         let size = surface.bufferSize
+        if surface.attachSolid(colour) {
+            // A single-pixel buffer: nothing filled, and no buffer of ours kept for it.
+            colourBuffers.removeAll { !$0.busy }
+            wl_surface_commit(surface.surface)
+            damaged.record(nil, of: size)
+            blocked = nil
+            committed = nil
+            return
+        }
         colourBuffers.removeAll { $0.size != size && !$0.busy }
         let b: ShmBuffer
         if let free = colourBuffers.first(where: { !$0.busy && $0.size == size }) {
