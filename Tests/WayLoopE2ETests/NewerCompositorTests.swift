@@ -100,6 +100,27 @@ final class NewerCompositorTests: XCTestCase {
         XCTAssertEqual(w.stop(), 0)
     }
 
+    /// What is asked follows what is offered, one global without the other: KWin 6 offers
+    /// content-type but no single-pixel buffers (the surface says `video`, the renderer draws the
+    /// colour), labwc 0.20 single-pixel buffers but no content-type (a 1x1 buffer, no content
+    /// type asked for).
+    func testEachGlobalOnItsOwn() throws {
+        let kwin = try Compositor(kind: "start-kwin", outputs: ["1280x720"], named: "kwin-6")
+        defer { kwin.stop() }
+        let k = try colourFallback(on: kwin)
+        XCTAssertTrue(k.stderr.contains("set_content_type(2)"), "KWin 6: the content type is not said")
+        XCTAssertFalse(k.stderr.contains("create_u32_rgba_buffer"), "KWin 6 offers no single-pixel buffers, yet one was asked for")
+        XCTAssertTrue(k.stderr.contains(".create_pool("), "KWin 6: the renderer's own buffer was not made for the colour")
+        XCTAssertEqual(k.stop(), 0)
+        let labwc = try Compositor(kind: "start-labwc", outputs: ["1280x720"], named: "labwc-0.20")
+        defer { labwc.stop() }
+        let l = try colourFallback(on: labwc)
+        XCTAssertFalse(l.stderr.contains("wp_content_type_manager_v1"), "labwc 0.20 offers no content type, yet it was bound")
+        XCTAssertTrue(l.stderr.contains("create_u32_rgba_buffer"), "labwc 0.20: no single-pixel buffer for the colour")
+        try assertColourOnScreen(labwc)
+        XCTAssertEqual(l.stop(), 0)
+    }
+
     /// The host's sway 1.7 offers neither global: nothing asked of them, wp_presentation bound
     /// at its version 1, and the colour drawn by the renderer as before.
     func testTheColourWithoutSinglePixelBuffersOnSway17() throws {
@@ -122,7 +143,7 @@ final class NewerCompositorTests: XCTestCase {
     private func colourFallback(on sway: Compositor, env extra: [String: String] = [:]) throws -> Wayloop {
         let env = sway.env.merging(extra.merging(["WAYLAND_DEBUG": "client"]) { a, _ in a }) { _, b in b }
         let w = try Wayloop(["-f", Self.colour, sway.dir + "/missing.mp4"], env: env)
-        XCTAssertTrue(w.waitForState("HEADLESS-1", state: "failed", shown: true), "\(w.lastStatus); \(w.stderr.suffix(3000))")
+        XCTAssertTrue(w.waitForState(sway.outputs[0], state: "failed", shown: true), "\(w.lastStatus); \(w.stderr.suffix(3000))")
         XCTAssertTrue(w.stderr.contains("showing the fallback colour \(Self.colour)"), String(w.stderr.suffix(3000)))
         return w
     }
@@ -133,7 +154,7 @@ final class NewerCompositorTests: XCTestCase {
         let want = RGB8(hex: Self.colour)!
         var seen = ""
         let ok = Wait.until(timeout: 10) {
-            guard let shot = try? sway.shot("HEADLESS-1") else { return false }
+            guard let shot = try? sway.shot(sway.outputs[0]) else { return false }
             let points = [(2, 2), (shot.width - 3, 2), (2, shot.height - 3), (shot.width - 3, shot.height - 3),
                           (shot.width / 2, shot.height / 2), (shot.width / 4, shot.height * 3 / 4)]
             seen = points.map { "\(shot.pixel($0.0, $0.1))" }.joined(separator: " ")
