@@ -65,11 +65,6 @@ chroot_user() {  # DIR
     fi
 }
 
-# The chroot's version of PROGRAM (sway, labwc, ...), for the notices: "sway 1.12".
-chroot_version() {  # PACKAGE
-    "$LIB_DIR/chroot-run" "$CHROOT_ROOT" -- dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true
-}
-
 # Headless Wayfire 0.10 (wlroots 0.19): sid only (0.9 needs a DRM device even with pixman).
 # Its outputs come from its ini file; no IPC is set up (the tests need none of it).
 cmd_start_wayfire() {
