@@ -170,6 +170,16 @@ _wayloop() {
         esac
         return 0
     fi
+    # wayloop list [PATH...] [--json] [--previews] [--no-workshop]
+    if ((COMP_CWORD >= 2)) && [[ ${COMP_WORDS[1]} == list ]]; then
+        if [[ $cur == -* ]]; then
+            _wayloop_add_words '--json --previews --no-workshop'
+        else
+            local IFS=$'\n'
+            COMPREPLY+=($(compgen -f -- "$cur"))
+        fi
+        return 0
+    fi
     # wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--queue-frames N] [--cache-mb N] [--threads N]
     #                [--json] [-v]
     if ((COMP_CWORD >= 2)) && [[ ${COMP_WORDS[1]} == decode ]]; then
@@ -265,7 +275,7 @@ _wayloop() {
         _wayloop_add_words "$_wayloop_options"
         return 0
     fi
-    ((COMP_CWORD == 1)) && _wayloop_add_words 'ctl thumbnail decode prepare'
+    ((COMP_CWORD == 1)) && _wayloop_add_words 'ctl thumbnail decode prepare list'
     _wayloop_add_videos
     return 0
 }

@@ -19,7 +19,7 @@ function __wayloop_ctl_first_arg
     test (count $tokens) -eq 3; and test "$tokens[2]" = ctl; and contains -- $tokens[3] $argv
 end
 
-# True when the command line is `wayloop SUB ...` with SUB one of $argv (ctl, thumbnail, decode, prepare).
+# True when the command line is `wayloop SUB ...` with SUB one of $argv (ctl, thumbnail, decode, prepare, list).
 function __wayloop_is
     set -l tokens (commandline -opc)
     test (count $tokens) -ge 2; and contains -- $tokens[2] $argv
@@ -86,7 +86,7 @@ end
 complete -c wayloop -f
 
 # wayloop [OPTIONS] VIDEO
-set -l main 'not __wayloop_is ctl thumbnail decode prepare'
+set -l main 'not __wayloop_is ctl thumbnail decode prepare list'
 set -l hwdecs 'auto\t"VA-API, then NVDEC, each once checked against software; else software" no\t"software" vaapi vaapi-copy nvdec-copy'
 complete -c wayloop -n $main -s o -l output -x -a '(__wayloop_outputs)' -d 'Apply the options after it to output NAME'
 complete -c wayloop -n $main -s i -l video -x -a '(__wayloop_videos)' -d 'The video for the current -o scope'
@@ -129,6 +129,7 @@ complete -c wayloop -n '__fish_is_first_arg' -a ctl -d 'Talk to the running wayl
 complete -c wayloop -n '__fish_is_first_arg' -a thumbnail -d 'Write a still of a video as a PNG'
 complete -c wayloop -n '__fish_is_first_arg' -a decode -d 'Decode a video as fast as it goes and say how'
 complete -c wayloop -n '__fish_is_first_arg' -a prepare -d 'Make fitted copies of videos, list or empty their cache'
+complete -c wayloop -n '__fish_is_first_arg' -a list -d 'The videos wayloop can play, with their facts and previews'
 complete -c wayloop -n $main -a '(__wayloop_videos)'
 
 # wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F] [--hwdec H] [--hwdec-device D]
@@ -167,6 +168,13 @@ complete -c wayloop -n $prep -l on-battery -d 'Make copies on battery too'
 complete -c wayloop -n $prep -l fit-cache-max -x -d 'The cache\'s bound, least recently used out (default 2G; 512M, 10G)'
 complete -c wayloop -n $prep -l list -d 'List the fitted copies in the cache'
 complete -c wayloop -n $prep -l clean -d 'Empty the cache'
+
+# wayloop list [PATH...] [--json] [--previews] [--no-workshop]
+set -l lst '__wayloop_is list'
+complete -c wayloop -n $lst -F
+complete -c wayloop -n $lst -l json -d 'One JSON document (version 1)'
+complete -c wayloop -n $lst -l previews -d 'Make the missing thumbnails and previews first'
+complete -c wayloop -n $lst -l no-workshop -d 'Leave Wallpaper Engine\'s workshop folders out'
 
 # wayloop ctl COMMAND
 complete -c wayloop -n __wayloop_ctl_needs_command -a status -d 'State of every output'

@@ -20,6 +20,8 @@ case .success(.decode(let command)):
     status = WayLoopCommand.decode(command)
 case .success(.prepare(let command)):
     status = WayLoopCommand.prepare(command)
+case .success(.list(let command)):
+    status = WayLoopCommand.list(command)
 case .success(.ctl(let command)):
     status = ExitStatus(rawValue: Ctl.run(command)) ?? .failure
 case .failure(let e):

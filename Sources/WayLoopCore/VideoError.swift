@@ -83,3 +83,25 @@ extension VideoError {
         return "\(e) (named at \(origin))"
     }
 }
+
+extension VideoError {
+    /// The file the error names (nil for one read back from another process).
+    public var path: String? {
+        switch self {
+        case .notFound(let p), .nameNotFound(let p, _), .isDirectory(let p), .unreadable(let p, _), .empty(let p),
+             .notAVideo(let p, _), .noVideoStream(let p), .unsupportedCodec(let p, _), .decodeFailed(let p, _),
+             .noVideos(let p, _, _):
+            return p
+        case .lastPictureKept(let e): return e.path
+        case .reported: return nil
+        }
+    }
+
+    /// The line without the file it names: for a listing that shows the file beside it.
+    public var reason: String {
+        let d = description
+        guard let p = path else { return d }
+        let prefix = "'\(p)': "
+        return d.hasPrefix(prefix) ? String(d.dropFirst(prefix.count)) : d
+    }
+}

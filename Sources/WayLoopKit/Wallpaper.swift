@@ -29,7 +29,7 @@ public final class Wallpaper: @unchecked Sendable {
         /// (`"ocean"`) are looked up as ``Wallpaper/find(_:)`` does.
         public init(_ options: Options) {
             var o = options
-            o.entries = o.entries.map { $0.resolvingNames { Wallpaper.find($0) } }
+            o.entries = o.entries.map { $0.resolvingNames { Wallpaper.find($0) }.resolvingFolders { Workshop.resolvePath($0, here: Sys.currentDirectory) } }
             self.options = o
         }
 
@@ -78,10 +78,11 @@ public final class Wallpaper: @unchecked Sendable {
 
     /// The file a bare name stands for, like a bundled resource: `name` itself in the current
     /// directory, else `name`, `name.mp4`, `name.mkv` … in `$XDG_DATA_HOME/wayloop`, each of
-    /// `$XDG_DATA_DIRS` with `/wayloop`, then the install prefix's `share/wayloop`. Nil when
-    /// none has it; a path with a slash is returned as it is.
+    /// `$XDG_DATA_DIRS` with `/wayloop`, then the install prefix's `share/wayloop`, then a
+    /// Wallpaper Engine workshop item whose ID it is (its video file). Nil when none has it; a
+    /// path with a slash is returned as it is (a workshop item's folder: its video file).
     public static func find(_ name: String) -> String? {
-        guard VideoLookup.isBareName(name) else { return name }
+        guard VideoLookup.isBareName(name) else { return Workshop.resolvePath(name, here: Sys.currentDirectory) }
         return Sys.findVideo(name, here: Sys.currentDirectory)
     }
 

@@ -17,7 +17,7 @@ final class DocsTests: XCTestCase {
                                              "--hwdec", "--hwdec-device", "--fit"]
     static let hwdecModes: Set<String> = ["auto", "no", "vaapi", "vaapi-copy", "nvdec-copy"]
     /// The subcommands `wayloop <TAB>` offers besides videos.
-    static let subcommands: Set<String> = ["ctl", "thumbnail", "decode", "prepare"]
+    static let subcommands: Set<String> = ["ctl", "thumbnail", "decode", "prepare", "list"]
 
     private var scratch = ""
 
@@ -458,6 +458,22 @@ final class DocsTests: XCTestCase {
         XCTAssertEqual(fishReplies(f)["wayloop prepare x.mp4 -"], want, "fish")
         // Every option starts with "--": zsh inserts that much before it lists them.
         let z = zshWords(try zshComplete("wayloop prepare --"), after: "wayloop prepare --")
+        XCTAssertTrue(z.isSuperset(of: want), "zsh: \(z.sorted())")
+    }
+
+    /// `wayloop list -<TAB>` in bash, fish and zsh: the options of its synopsis in --help.
+    func testListCompletionInEveryShell() throws {
+        let help = Shell.run([Repo.binary, "--help"], timeout: 10).stdout
+        guard let synopsis = matches(#"wayloop (list \[PATH[^\n]*)"#, in: help, group: 1).first else { return XCTFail("no list synopsis: \(help)") }
+        let want = Set(matches(#"\[(--[a-z-]+)\]"#, in: synopsis, group: 1))
+        XCTAssertEqual(want, ["--json", "--previews", "--no-workshop"], synopsis)
+        let b = bash([["wayloop", "list", "-"], ["wayloop", "list", "/tmp", "-"]])
+        XCTAssertEqual(b.stderr, "")
+        XCTAssertEqual(replies(b), [want, want], "bash: \(b.stdout)")
+        let f = fish(["wayloop list -", "wayloop list /tmp -"])
+        XCTAssertEqual(f.stderr, "", "fish printed errors")
+        XCTAssertEqual(fishReplies(f)["wayloop list -"], want, "fish")
+        let z = zshWords(try zshComplete("wayloop list --"), after: "wayloop list --")
         XCTAssertTrue(z.isSuperset(of: want), "zsh: \(z.sorted())")
     }
 

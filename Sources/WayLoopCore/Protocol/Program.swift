@@ -39,6 +39,7 @@ public enum Help {
                        [--cache-mb N] [--threads N] [--json] [-v]
            wayloop prepare VIDEO... [--size WxH] [--max-fps N] [--quality Q] [--always]
                        [--on-battery] [--fit-cache-max SIZE] | --list | --clean
+           wayloop list [PATH...] [--json] [--previews] [--no-workshop]
 
     Plays VIDEO, looping without a gap, on the background layer of every output of a
     compositor with wlr-layer-shell (tested: sway, phoc, KDE Plasma's kwin; documented to
@@ -65,6 +66,15 @@ public enum Help {
     turned as its rotation says, in its colours, dimmed by --dim: no compositor needed (for
     wallpaper pickers). `wayloop ctl snapshot` writes what an output shows now, at its
     buffer size (for theming tools: pywal, matugen, wallust).
+
+    `wayloop list` says what wayloop can play, for people and for wallpaper pickers:
+    the videos in the data directories and Wallpaper Engine's workshop items (Steam's
+    usual places), or those in each PATH, each with the name that plays it (`wayloop
+    NAME`), its title, length, size, codec and frame rate, or the one reason it cannot
+    be played. --json: one JSON document (version 1, docs/list.md). --previews: first
+    make a PNG still and a looping 3 s GIF of each, at idle priority, cached in
+    $XDG_CACHE_HOME/wayloop/previews. A workshop item of type video plays by its ID
+    (`wayloop 1234567890`) or its folder.
 
     `wayloop decode` decodes VIDEO as playback would (its decoder thread, its frame queue,
     looping) as fast as it can, without a compositor, and says which decode path it took

@@ -244,6 +244,8 @@ public enum Command: Equatable, Sendable {
     case decode(DecodeCommand)
     /// `wayloop prepare ...`: make fitted copies of videos by hand, list or empty the cache.
     case prepare(PrepareCommand)
+    /// `wayloop list ...`: the videos WayLoop can play, with their facts and previews.
+    case list(ListCommand)
     /// `-h`, `--help`: print the usage text.
     case help
     /// `-V`, `--version`: print the version.
@@ -420,6 +422,8 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case decode(String)
     /// `wayloop prepare` with the wrong arguments.
     case prepare(String)
+    /// `wayloop list` with the wrong arguments.
+    case list(String)
 
     public var description: String {
         switch self {
@@ -432,6 +436,7 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
         case .thumbnail(let m): return "thumbnail \(m)"
         case .decode(let m): return "decode \(m)"
         case .prepare(let m): return "prepare \(m)"
+        case .list(let m): return "list: \(m)"
         }
     }
 }
@@ -460,7 +465,7 @@ public enum OptionParser {
         func flush() {
             if scoped || current != OutputEntry(selector: .all) { options.entries.append(current) }
         }
-        /// `ctl`, `thumbnail`, `decode` and `prepare` as the first argument: a subcommand of its own.
+        /// `ctl`, `thumbnail`, `decode`, `prepare` and `list` as the first argument: a subcommand of its own.
         func subcommand(_ name: String) throws(UsageError) -> Command? {
             let rest = Array(args.dropFirst())
             if let h = rest.first, h == "-h" || h == "--help" { return .help }
@@ -468,6 +473,7 @@ public enum OptionParser {
             case "thumbnail": return .thumbnail(try ThumbnailCommand.parse(rest))
             case "decode": return .decode(try DecodeCommand.parse(rest))
             case "prepare": return .prepare(try PrepareCommand.parse(rest))
+            case "list": return .list(try ListCommand.parse(rest))
             case "ctl": return .ctl(try CtlParser.parse(rest))
             default: return nil
             }

@@ -69,4 +69,13 @@ extension OutputEntry {
         if case .video(let v)? = fallback, VideoLookup.isBareName(v), let found = find(v) { e.fallback = .video(found) }
         return e
     }
+
+    /// Every video and fallback video passed through `map`, which makes a Wallpaper Engine
+    /// item's folder its video file (WayLoopKit's Workshop) and leaves anything else as it is.
+    public func resolvingFolders(_ map: (String) -> String) -> OutputEntry {
+        var e = self
+        if let v = video { e.video = map(v) }
+        if case .video(let v)? = fallback { e.fallback = .video(map(v)) }
+        return e
+    }
 }

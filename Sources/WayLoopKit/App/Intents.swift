@@ -93,7 +93,9 @@ extension App {
     /// was started (`cwd`), and what it did not say is kept (`Options.adoptHandOver`).
     func adoptHandOver(_ parsed: Options, cwd: String) {
         let home = Sys.env("HOME")
-        commandLine.adoptHandOver(parsed, entries: parsed.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) }.resolvingPaths(in: cwd, home: home) },
+        commandLine.adoptHandOver(parsed, entries: parsed.entries.map {
+            $0.resolvingNames { Sys.findVideo($0, here: cwd) }.resolvingFolders { Workshop.resolvePath($0, here: cwd) }.resolvingPaths(in: cwd, home: home)
+        },
                                   configPath: parsed.configPath.map { Paths.absolute($0, in: cwd, home: home) })
     }
 

@@ -61,7 +61,7 @@ public final class WallpaperControl {
         let cwd = Sys.currentDirectory, home = Sys.env("HOME")
         switch request {
         case .set(let e):
-            let named = e.resolvingNames { Sys.findVideo($0, here: cwd) }
+            let named = e.resolvingNames { Sys.findVideo($0, here: cwd) }.resolvingFolders { Workshop.resolvePath($0, here: cwd) }
             for v in [named.video, named.fallback?.video].compactMap({ $0 }) where VideoLookup.isBareName(v) {
                 if let problem = Preflight.check(v) { throw problem }
             }

@@ -117,6 +117,11 @@ enum Prepare {
         let input = try VideoInput.open(path)
         var f: UnsafeMutablePointer<AVFormatContext>? = input.format
         defer { avformat_close_input(&f) }
+        return facts(of: input)
+    }
+
+    /// What the rule needs to know of an open video (the caller closes it).
+    static func facts(of input: VideoInput) -> FitRule.Clip {
         let st = input.stream.pointee
         let par = st.codecpar.pointee
         let codec = String(cString: avcodec_get_name(par.codec_id))

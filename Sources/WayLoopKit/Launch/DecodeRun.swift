@@ -13,7 +13,7 @@ enum DecodeRun {
             return status
         }
         let cwd = Sys.currentDirectory
-        let video = Paths.absolute(Sys.findVideo(command.video, here: cwd) ?? command.video, in: cwd, home: Sys.env("HOME"))
+        let video = Paths.absolute(Workshop.resolvePath(Sys.findVideo(command.video, here: cwd) ?? command.video, here: cwd), in: cwd, home: Sys.env("HOME"))
         if let e = Preflight.check(video) { return fail("video: \(e)", .badVideo) }
         av_quiet()
         guard let wakeup = WakeupFD() else { return fail("cannot make an eventfd: \(Sys.errnoText())", .failure) }

@@ -33,7 +33,10 @@ public enum WayLoopCommand {
         let cwd = Sys.currentDirectory
         options.configPath = options.configPath.map { Paths.absolute($0, in: cwd, home: Sys.env("HOME")) }
         // Bare names (`wayloop ocean`): a file here, else one in the wayloop data directories.
-        options.entries = options.entries.map { $0.resolvingNames { Sys.findVideo($0, here: cwd) } }
+        // A Wallpaper Engine item's folder: its video.
+        options.entries = options.entries.map {
+            $0.resolvingNames { Sys.findVideo($0, here: cwd) }.resolvingFolders { Workshop.resolvePath($0, here: cwd) }
+        }
         let log = Logger(label: "main", level: options.logLevel, sink: { Sys.writeStderr($0) })
         return Launch.run(options: options, arguments: arguments, log: log)
     }
@@ -47,4 +50,8 @@ public enum WayLoopCommand {
     /// `wayloop prepare …`: fitted copies made by hand (at idle priority), or the cache listed
     /// or emptied.
     public static func prepare(_ command: PrepareCommand) -> ExitStatus { Prepare.run(command) }
+
+    /// `wayloop list …`: the videos WayLoop can play, with their facts and previews
+    /// (docs/list.md).
+    public static func list(_ command: ListCommand) -> ExitStatus { LibraryList.run(command) }
 }

@@ -236,6 +236,13 @@ enum StillDecoder {
         return soft
     }
 
+    /// A new reference to `frame`, converted (below) where no renderer takes its format; the
+    /// caller frees it and still owns `frame`.
+    static func convertedCopy(_ frame: UnsafeMutablePointer<AVFrame>, path: String) throws(VideoError) -> UnsafeMutablePointer<AVFrame> {
+        guard let copy = av_frame_clone(frame) else { throw .decodeFailed(path, reason: "out of memory") }
+        return try converted(copy, path: path)
+    }
+
     /// A frame in a format no renderer takes goes through libswscale, as the decoder thread's
     /// do; `frame` is freed when it is replaced.
     private static func converted(_ frame: UnsafeMutablePointer<AVFrame>, path: String) throws(VideoError) -> UnsafeMutablePointer<AVFrame> {
@@ -260,7 +267,7 @@ enum Thumbnail {
             return status
         }
         let cwd = Sys.currentDirectory, home = Sys.env("HOME")
-        let video = Paths.absolute(Sys.findVideo(command.video, here: cwd) ?? command.video, in: cwd, home: home)
+        let video = Paths.absolute(Workshop.resolvePath(Sys.findVideo(command.video, here: cwd) ?? command.video, here: cwd), in: cwd, home: home)
         let file = Paths.absolute(command.file, in: cwd, home: home)
         if let e = Preflight.check(video) { return fail("video: \(e)", .badVideo) }
         av_quiet()

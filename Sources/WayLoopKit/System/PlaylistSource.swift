@@ -34,7 +34,13 @@ enum PlaylistSource {
         let home = Sys.env("HOME")
         var paths: [String]
         let source = canonical(source)
-        if isDirectory(source) {
+        if isDirectory(source) && Workshop.hasProject(source) {
+            // A Wallpaper Engine item's folder (resolvePath made a video item's its file): one
+            // that plays nothing says why.
+            let file = Workshop.resolveFolder(source)
+            if file != source { return .success([file]) }
+            return .failure(.notAVideo(source, reason: "a Wallpaper Engine item: \(Workshop.whyNot(source))"))
+        } else if isDirectory(source) {
             let names = Sys.fileNames(in: source).filter { name in
                 guard let dot = name.lastIndex(of: "."), !name.hasPrefix(".") else { return false }
                 return VideoLookup.extensions.contains(name[name.index(after: dot)...].lowercased())

@@ -13,7 +13,11 @@ enum Preflight {
             }
             return errno == ENOENT || errno == ENOTDIR ? .notFound(path) : .unreadable(path, reason: Sys.errnoText())
         }
-        if (st.st_mode & S_IFMT) == S_IFDIR { return .isDirectory(path) }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            // A Wallpaper Engine item whose folder did not resolve to a video: why.
+            if Workshop.hasProject(path) { return .notAVideo(path, reason: "a Wallpaper Engine item: \(Workshop.whyNot(path))") }
+            return .isDirectory(path)
+        }
         // A FIFO or socket would block the open (and the main thread, for `ctl set`).
         if (st.st_mode & S_IFMT) == S_IFIFO || (st.st_mode & S_IFMT) == S_IFSOCK {
             return .unreadable(path, reason: "not a regular file")

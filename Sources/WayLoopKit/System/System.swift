@@ -151,7 +151,7 @@ enum Sys {
         var st = stat()
         // A directory of that name here is no video: look further.
         if stat(cPath(local), &st) == 0 && (st.st_mode & S_IFMT) != S_IFDIR { return local }
-        return VideoLookup.resolve(name, in: videoDirectories, entries: fileNames(in:))
+        return VideoLookup.resolve(name, in: videoDirectories, entries: fileNames(in:)) ?? Workshop.find(name)
     }
 
     /// A path as a C string of its original bytes (PathBytes), for open(2), stat(2), FFmpeg, inotify.
