@@ -40,8 +40,24 @@ enum LibraryList {
         if c.previews { _ = csys_sched_idle() }
         var items: [ListedItem] = []
         var changed = false
+        // What a bare name resolves to, with each data directory read once (not once per video).
+        var listings: [String: [String]] = [:]
+        let dirs = Sys.videoDirectories
+        let workshops = Workshop.folders()
+        // As Sys.findVideo: the data directories, then (an ID) the first workshop folder's item.
+        let resolve: (String) -> String? = { name in
+            let found = VideoLookup.resolve(name, in: dirs) { d in
+                if let l = listings[d] { return l }
+                let l = Sys.fileNames(in: d)
+                listings[d] = l
+                return l
+            }
+            guard found == nil, WorkshopItem.isID(name) else { return found }
+            return workshops.first { Workshop.hasProject($0 + "/" + name) }.map { Workshop.resolveFolder($0 + "/" + name) }
+        }
         for f in found {
-            items.append(describe(f, index: &index, changed: &changed, fitted: fitted, caches: caches, makePreviews: c.previews))
+            items.append(describe(f, index: &index, changed: &changed, fitted: fitted, caches: caches, makePreviews: c.previews,
+                                  resolve: resolve))
         }
         if let caches { caches.keep(index: &index, changed: changed) }
 
@@ -89,7 +105,7 @@ enum LibraryList {
 
     /// A found file's line: its facts (cached, else read now), its name, title and previews.
     private static func describe(_ f: Found, index: inout [String: (FileStamp, FileFacts)], changed: inout Bool,
-                                 fitted: Set<String>, caches: Caches?, makePreviews: Bool) -> ListedItem {
+                                 fitted: Set<String>, caches: Caches?, makePreviews: Bool, resolve: (String) -> String?) -> ListedItem {
         if let item = f.item, let problem = item.problem {
             return ListedItem(name: WorkshopItem.isID(item.id) ? item.id : item.folder, path: item.folder, source: .workshop,
                               title: ListedItem.title(workshop: item.project?.title, tag: nil, path: item.folder),
@@ -129,13 +145,11 @@ enum LibraryList {
         let item = f.item
         if let item, let own = Workshop.preview(item.project, folder: item.folder) { preview = own }
         let name: String
-        if let item, WorkshopItem.isID(item.id), Workshop.find(item.id) == f.path {
+        if let item, WorkshopItem.isID(item.id), resolve(item.id) == f.path {
             name = item.id
         } else if f.source == .library {
             let base = f.path.split(separator: "/").last.map(String.init) ?? f.path
-            name = ListedItem.name(for: f.path, candidates: [LibraryEntries.stem(f.path), base]) {
-                VideoLookup.resolve($0, in: Sys.videoDirectories, entries: Sys.fileNames(in:))
-            }
+            name = ListedItem.name(for: f.path, candidates: [LibraryEntries.stem(f.path), base], resolve: resolve)
         } else {
             name = f.path
         }
