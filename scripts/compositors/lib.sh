@@ -223,13 +223,20 @@ launch_as() {  # DIR LOG PIDFILE SUPFILE COMMAND...
     : >"$log"
     supervise "$pidfile" "$log" "${RUN_AS[@]}" "${envv[@]}" "$@"
     echo "$SUP_PID" >"$supfile"
-    local deadline=$(( $(now_ms) + 3000 ))
+    # 10 s: the supervisor is a python3 start, which a busy shared machine can hold up for seconds.
+    local deadline=$(( $(now_ms) + 10000 ))
     COMP_PID=""
     while [[ -z "$COMP_PID" ]]; do
         COMP_PID=$(read_pidfile "$pidfile")
         [[ -n "$COMP_PID" ]] && break
         pid_alive "$SUP_PID" || die "the compositor supervisor exited at once; see $log: $(tail -n 1 "$log")"
-        (( $(now_ms) < deadline )) || die "the compositor supervisor did not start the compositor in time"
+        if (( $(now_ms) >= deadline )); then
+            # SIGTERM: the supervisor forwards it to the compositor it may have started since, reaps
+            # it and exits (nothing left running when the start fails).
+            kill -TERM "$SUP_PID" 2>/dev/null || true
+            terminate "$(read_pidfile "$pidfile")" "$SUP_PID"
+            die "the compositor supervisor did not start the compositor in 10 s"
+        fi
         sleep 0.01
     done
 }
