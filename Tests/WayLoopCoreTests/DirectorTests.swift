@@ -482,8 +482,11 @@ final class OverridesTests: XCTestCase {
             ("--pause-on-battery on mains", onBatteryPause, .background, false, false, (false, false)),
         ]
         for r in rows {
-            let got = PauseRules.reasons(r.s, layer: r.layer, fullscreenWindow: r.fullscreen, onBattery: r.battery)
-            XCTAssertTrue(got.fullscreen == r.want.0 && got.battery == r.want.1, r.what)
+            let facts = ScreenFacts(windows: [ScreenWindow(id: "1", appID: "foot", output: "DP-1", fullscreen: r.fullscreen)])
+            let got = PauseRules.reasons(r.s, output: "DP-1", layer: r.layer, facts: facts, source: .foreignToplevel, outputs: ["DP-1"],
+                                         onBattery: r.battery)
+            XCTAssertTrue((got.rule == .fullscreen) == r.want.0 && got.battery == r.want.1, r.what)
+            XCTAssertTrue(got.rule == nil || got.rule == .fullscreen, r.what)
         }
     }
 }

@@ -6,8 +6,14 @@
 public enum PauseReason: String, Sendable, CaseIterable, Comparable {
     /// The user asked (SIGUSR1, `wayloop ctl pause`). Listed first: it wins.
     case user
-    /// A fullscreen window is on the output (wlr-foreign-toplevel-management).
+    /// A fullscreen window is on the output (`--pause-when fullscreen`, the default).
     case fullscreen
+    /// A fullscreen window is on another output (`--pause-when fullscreen-anywhere`).
+    case fullscreenElsewhere = "fullscreen-elsewhere"
+    /// A maximized window is on the output (`--pause-when maximized`).
+    case maximized
+    /// A window is on the workspace the output shows (`--pause-when any-window`).
+    case window
     /// Running on battery (--pause-on-battery).
     case battery
     /// The compositor stopped asking for frames (covered, off, hidden workspace).
@@ -113,4 +119,19 @@ public struct PlayerStateMachine: Equatable, Sendable {
     private func settled() -> VideoPlayerState {
         pauseReasons.min().map { .paused($0) } ?? .playing
     }
+}
+
+extension PauseReason {
+    /// The reason a pause rule gives.
+    public init(rule: RulePause) {
+        switch rule {
+        case .fullscreen: self = .fullscreen
+        case .fullscreenElsewhere: self = .fullscreenElsewhere
+        case .maximized: self = .maximized
+        case .window: self = .window
+        }
+    }
+
+    /// A window rule's reason (`--pause-when`): the output is covered, not merely paused.
+    public var isWindowRule: Bool { [.fullscreen, .fullscreenElsewhere, .maximized, .window].contains(self) }
 }

@@ -113,6 +113,10 @@ public struct OutputEntry: Equatable, Sendable {
     public var pauseOnFullscreen: Bool?
     /// Pause while running on battery (`pause-on-battery`).
     public var pauseOnBattery: Bool?
+    /// `--pause-when`: what on screen pauses the output (PauseWhen).
+    public var pauseWhen: PauseWhen?
+    /// `--pause-ignore`: app_ids whose windows no pause rule counts.
+    public var pauseIgnore: [String]?
     /// `renderer =` in the config file's top section (process-wide; never per output).
     public var renderer: RendererRequest?
     /// Playlists (a directory or a playlist file as the video): switch after this many
@@ -210,6 +214,14 @@ public struct OutputSettings: Equatable, Sendable {
     /// Whether an oversized video plays from a fitted copy here (FitMode.combined decides for
     /// a video several outputs show).
     public var fit: FitMode = .auto
+    /// What on screen pauses it (`--pause-when`), and the app_ids no rule counts.
+    public var pauseWhen = PauseWhen.standard
+    public var pauseIgnore: [String] = []
+    /// The rules in force: `pauseWhen`, less the fullscreen ones where `pause-on-fullscreen = no`
+    /// or `--no-fullscreen-pause` says so.
+    public var pauseRules: PauseWhen {
+        pauseOnFullscreen ? pauseWhen : PauseWhen(pauseWhen.conditions.subtracting([.fullscreen, .fullscreenAnywhere]))
+    }
     /// The playlist (directory or playlist file) `video` was taken from, when it was (set by
     /// the app: the entries name the playlist, the output plays one of its videos).
     public var playlist: String?
@@ -324,6 +336,8 @@ public struct Options: Equatable, Sendable {
             merged.fallback = e.fallback ?? merged.fallback
             merged.pauseOnFullscreen = e.pauseOnFullscreen ?? merged.pauseOnFullscreen
             merged.pauseOnBattery = e.pauseOnBattery ?? merged.pauseOnBattery
+            merged.pauseWhen = e.pauseWhen ?? merged.pauseWhen
+            merged.pauseIgnore = e.pauseIgnore ?? merged.pauseIgnore
             merged.interval = e.interval ?? merged.interval
             merged.loops = e.loops ?? merged.loops
             merged.shuffle = e.shuffle ?? merged.shuffle
@@ -348,6 +362,8 @@ public struct Options: Equatable, Sendable {
         s.hwdec = merged.hwdec ?? .auto
         s.hwdecDevice = merged.hwdecDevice
         s.fit = merged.fit ?? .auto
+        s.pauseWhen = merged.pauseWhen ?? .standard
+        s.pauseIgnore = merged.pauseIgnore ?? []
         return s
     }
 

@@ -122,8 +122,17 @@ public enum EntrySettings {
                                          parse: { e, v in FitMode(rawValue: v).map { e.fit = $0 } != nil },
                                          render: { $0.fit?.rawValue })
 
-    public static let all = [mode, color, dim, fallback, pauseOnFullscreen, pauseOnBattery, interval, loops, shuffle, transition,
-                             maxFps, batteryFps, scaling, hwdec, hwdecDevice, fit]
+    /// `--pause-when`: what on screen pauses an output (PauseWhen).
+    public static let pauseWhen = EntrySetting("pause-when", flags: ["--pause-when"], expected: PauseWhen.expected,
+                                               parse: { e, v in PauseWhen(parsing: v).map { e.pauseWhen = $0 } != nil },
+                                               render: { $0.pauseWhen?.description })
+    /// `--pause-ignore`: app_ids whose windows no pause rule counts.
+    public static let pauseIgnore = EntrySetting("pause-ignore", flags: ["--pause-ignore"], expected: PauseIgnore.expected,
+                                                 parse: { e, v in PauseIgnore.parse(v).map { e.pauseIgnore = $0 } != nil },
+                                                 render: { $0.pauseIgnore?.joined(separator: ",") })
+
+    public static let all = [mode, color, dim, fallback, pauseOnFullscreen, pauseOnBattery, pauseWhen, pauseIgnore, interval, loops,
+                             shuffle, transition, maxFps, batteryFps, scaling, hwdec, hwdecDevice, fit]
 
     /// The setting a command-line or `ctl set` flag names.
     public static func flag(_ f: String) -> EntrySetting? { all.first { $0.flags.contains(f) } }

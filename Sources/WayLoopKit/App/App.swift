@@ -59,6 +59,10 @@ final class App {
     /// The renderer choice, logged once when the first surface is made.
     var rendererLine: String?
     var toplevels: Toplevels?
+    /// sway's IPC, where WayLoop runs under sway (ScreenSource.choose): workspaces and windows.
+    var sway: SwayScreen?
+    /// The pause-rule conditions already said to be unknowable here (one notice each).
+    var unknowableSaid: Set<PauseCondition> = []
     /// The last power-supply reading (only while an output pauses on battery), and when to look again.
     var onBattery = false
     var nextPowerCheck: Nanos = 0
@@ -181,6 +185,7 @@ final class App {
             t.delegate = self
             toplevels = t
         }
+        startScreenSource()
         if let status = startRenderer(request, early) ?? startTrace() { return status }
         startup?.mark(.renderer, at: Sys.now())
         for case .named(let pattern) in options.entries.map(\.selector) where !heads.values.contains(where: {

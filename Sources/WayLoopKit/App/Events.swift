@@ -72,16 +72,49 @@ extension App: ToplevelsDelegate {
         for h in heads.values { updatePause(h) }
     }
 
-    /// Recomputes the fullscreen and battery reasons of one output from its pause rules.
+    /// The source of what is on screen (ScreenSource.choose): sway's IPC under sway, else
+    /// wlr-foreign-toplevel-management where offered. Hyprland's and niri's IPC adapters are not
+    /// read yet: there the toplevel protocol stands in, with one notice.
+    func startScreenSource() {
+        let chosen = ScreenSource.choose(swaySocket: Sys.env("SWAYSOCK"), hyprlandSignature: Sys.env("HYPRLAND_INSTANCE_SIGNATURE"),
+                                         niriSocket: Sys.env("NIRI_SOCKET"), hasForeignToplevel: toplevels != nil)
+        switch chosen {
+        case .swayIPC:
+            if let s = Sys.env("SWAYSOCK"), let client = SwayScreen(socket: s, log: log.scoped("screen")) {
+                client.changed = { [unowned self] in for h in heads.values { updatePause(h) } }
+                loop.add(client)
+                sway = client
+                log.scoped("screen").debug("workspaces and windows from sway's IPC ('\(s)')")
+            }
+        case .hyprlandIPC, .niriIPC:
+            log.scoped("screen").debug("\(chosen.rawValue) is not read yet: windows from wlr-foreign-toplevel-management")
+        case .foreignToplevel, .none:
+            break
+        }
+    }
+
+    /// What is on screen now, and from where.
+    func screenFacts() -> (ScreenFacts, ScreenSource) {
+        if let f = sway?.facts { return (f, .swayIPC) }
+        guard let t = toplevels else { return (ScreenFacts(), .none) }
+        return (t.facts { proxy in heads.values.first { $0.output.proxy == proxy }?.name }, .foreignToplevel)
+    }
+
+    /// Recomputes the window-rule and battery reasons of one output from its pause rules.
     func updatePause(_ h: Head) {
-        let (fullscreen, battery) = PauseRules.reasons(h.drawn ?? h.target, layer: options.layer,
-                                                       fullscreenWindow: toplevels?.hasFullscreen(on: h.output) == true, onBattery: onBattery)
+        let (facts, source) = screenFacts()
+        let settings = h.drawn ?? h.target
+        let (rule, battery) = PauseRules.reasons(settings, output: h.name, layer: options.layer, facts: facts, source: source,
+                                                 outputs: heads.values.map(\.name), onBattery: onBattery)
+        for (c, why) in ScreenRules.unknowable(settings?.pauseRules ?? .standard, source: source) where unknowableSaid.insert(c).inserted {
+            log.notice("--pause-when \(c.rawValue) cannot be known here: \(why)")
+        }
         let before = h.player.pauseReasons
-        apply(h, fullscreen ? .pause(.fullscreen) : .resume(.fullscreen))
+        for r in PauseReason.allCases where r.isWindowRule { apply(h, r == rule ? .pause(r) : .resume(r)) }
         apply(h, battery ? .pause(.battery) : .resume(.battery))
         // One line a user wants to see when a rule pauses or resumes an output.
         let after = h.player.pauseReasons
-        for r in [PauseReason.fullscreen, .battery] where before.contains(r) != after.contains(r) {
+        for r in PauseReason.allCases where (r.isWindowRule || r == .battery) && before.contains(r) != after.contains(r) {
             log.notice("\(h.name): " + (after.contains(r) ? "paused (\(r.rawValue))" : "resumed (\(r.rawValue) rule)"))
         }
     }

@@ -88,7 +88,7 @@ extension Head {
         v.configured = surface?.isConfigured == true
         v.drawPaused = drawPaused
         v.hidden = player.pauseReasons.contains(.hidden)
-        v.covered = player.pauseReasons.contains(.fullscreen)
+        v.covered = player.pauseReasons.contains { $0.isWindowRule }
         v.canTakeFrame = canTakeFrame
         v.nextTransition = nextTransition
         v.presented = presentedVideo

@@ -1,8 +1,10 @@
-// wlr-foreign-toplevel-management: which outputs have a fullscreen window on them, so that the
-// wallpaper of *that* output (and only that one) pauses, whatever the compositor does with frame
-// callbacks for covered surfaces. Double-buffered per handle (state applies on `done`).
-// Main thread only.
+// wlr-foreign-toplevel-management: the windows, each with the outputs it is on, its app_id and
+// its states (fullscreen, maximized, activated, minimized), as ScreenFacts for the pause rules
+// (a fullscreen window pauses *that* output's wallpaper by default, whatever the compositor does
+// with frame callbacks for covered surfaces). Double-buffered per handle (state applies on
+// `done`). Main thread only.
 import CWayland
+import WayLoopCore
 
 protocol ToplevelsDelegate: AnyObject {
     func fullscreenOutputsChanged()
@@ -25,23 +27,35 @@ final class Toplevels: WaylandObject, ListenerTarget {
     /// The handles first, then the manager.
     deinit { for h in handles.values { h.destroy() } }
 
-    /// True when a fullscreen, not minimised window is on `output`.
-    func hasFullscreen(on output: Output) -> Bool {
-        handles.values.contains { $0.isFullscreen && $0.outputs.contains(output.proxy) }
+    /// The windows as ScreenFacts (no workspaces: this protocol has none), each on the outputs
+    /// `name` names (one entry per output it is on).
+    func facts(_ name: (OpaquePointer) -> String?) -> ScreenFacts {
+        var out = ScreenFacts()
+        for h in handles.values.sorted(by: { $0.serial < $1.serial }) {
+            for o in h.outputs {
+                guard let n = name(o) else { continue }
+                out.windows.append(ScreenWindow(id: String(h.serial), appID: h.appID, output: n, fullscreen: h.isFullscreen,
+                                                maximized: h.isMaximized, activated: h.isActivated, minimized: h.isMinimized))
+            }
+        }
+        return out
     }
 
+    private var serials = 0
+
     fileprivate func added(_ proxy: OpaquePointer) {
-        let h = ToplevelHandle(proxy: proxy, owner: self)
+        serials += 1
+        let h = ToplevelHandle(proxy: proxy, owner: self, serial: serials)
         handles[ObjectIdentifier(h)] = h
     }
 
     fileprivate func changed() { delegate?.fullscreenOutputsChanged() }
 
     fileprivate func closed(_ h: ToplevelHandle) {
-        let wasFullscreen = h.isFullscreen
+        let wasShown = !h.outputs.isEmpty
         h.destroy()
         handles[ObjectIdentifier(h)] = nil
-        if wasFullscreen { changed() }
+        if wasShown { changed() }
     }
 
     fileprivate func finished() {
@@ -54,13 +68,22 @@ final class Toplevels: WaylandObject, ListenerTarget {
 /// zwlr_foreign_toplevel_handle_v1: one window, double-buffered (its state applies on `done`).
 final class ToplevelHandle: WaylandObject, ListenerTarget {
     private unowned let owner: Toplevels
+    /// Its number, in the order the compositor announced the windows.
+    let serial: Int
     private(set) var outputs: [OpaquePointer] = []
+    /// Fullscreen and not minimised.
     private(set) var isFullscreen = false
-    private var pendingFullscreen = false
+    private(set) var isMaximized = false
+    private(set) var isActivated = false
+    private(set) var isMinimized = false
+    private(set) var appID: String?
+    private var pending = (fullscreen: false, maximized: false, activated: false, minimized: false)
+    private var pendingAppID: String?
     private var pendingOutputs: [OpaquePointer] = []
 
-    fileprivate init(proxy: OpaquePointer, owner: Toplevels) {
+    fileprivate init(proxy: OpaquePointer, owner: Toplevels, serial: Int) {
         self.owner = owner
+        self.serial = serial
         super.init(proxy, destructor: { zwlr_foreign_toplevel_handle_v1_destroy($0) })
         zwlr_foreign_toplevel_handle_v1_add_listener(proxy, handleListener, listenerData)
     }
@@ -71,22 +94,33 @@ final class ToplevelHandle: WaylandObject, ListenerTarget {
 
     fileprivate func outputLeave(_ o: OpaquePointer?) { pendingOutputs.removeAll { $0 == o } }
 
+    fileprivate func appID(_ id: UnsafePointer<CChar>?) { pendingAppID = id.map { String(cString: $0) } }
+
     fileprivate func state(_ states: UnsafeMutablePointer<wl_array>?) {
-        var full = false, minimised = false
+        var s = (fullscreen: false, maximized: false, activated: false, minimized: false)
         if let a = states?.pointee, let data = a.data {
             let values = data.bindMemory(to: UInt32.self, capacity: a.size / 4)
             for i in 0..<(a.size / 4) {
-                if values[i] == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_FULLSCREEN.rawValue { full = true }
-                if values[i] == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_MINIMIZED.rawValue { minimised = true }
+                switch values[i] {
+                case ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_FULLSCREEN.rawValue: s.fullscreen = true
+                case ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_MAXIMIZED.rawValue: s.maximized = true
+                case ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_ACTIVATED.rawValue: s.activated = true
+                case ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_MINIMIZED.rawValue: s.minimized = true
+                default: break
+                }
             }
         }
-        pendingFullscreen = full && !minimised
+        s.fullscreen = s.fullscreen && !s.minimized
+        pending = s
     }
 
     fileprivate func done() {
-        let changed = pendingFullscreen != isFullscreen || (pendingFullscreen && pendingOutputs != outputs)
-        isFullscreen = pendingFullscreen
+        let now = (pending.fullscreen, pending.maximized, pending.activated, pending.minimized)
+        let was = (isFullscreen, isMaximized, isActivated, isMinimized)
+        let changed = now != was || pendingOutputs != outputs || pendingAppID != appID
+        (isFullscreen, isMaximized, isActivated, isMinimized) = now
         outputs = pendingOutputs
+        appID = pendingAppID
         if changed { owner.changed() }
     }
 
@@ -102,7 +136,7 @@ nonisolated(unsafe) private let managerListener = listenerTable(zwlr_foreign_top
 
 nonisolated(unsafe) private let handleListener = listenerTable(zwlr_foreign_toplevel_handle_v1_listener(
     title: { _, _, _ in },
-    app_id: { _, _, _ in },
+    app_id: { data, _, id in ToplevelHandle.from(data).appID(id) },
     output_enter: { data, _, output in ToplevelHandle.from(data).outputEnter(output) },
     output_leave: { data, _, output in ToplevelHandle.from(data).outputLeave(output) },
     state: { data, _, states in ToplevelHandle.from(data).state(states) },
