@@ -189,7 +189,7 @@ final class ConfigTests: XCTestCase {
     /// Every error names the file and the line, and says why.
     func testErrors() {
         let p = "/c/config"
-        let keys = "(video, mode, color, dim, fallback, pause-on-fullscreen, pause-on-battery, pause-when, pause-ignore, interval, loops, shuffle, transition, max-fps, battery-fps, scaling, hwdec, hwdec-device, fit, renderer)"
+        let keys = "(video, workspace NAME, mode, color, dim, fallback, pause-on-fullscreen, pause-on-battery, pause-when, pause-ignore, interval, loops, shuffle, transition, max-fps, battery-fps, scaling, hwdec, hwdec-device, fit, renderer)"
         let cases: [(String, Int, String)] = [
             ("video = /v/a.mp4\nspeed = 2\n", 2, "unknown key 'speed' \(keys)"),
             ("Video = /v/a.mp4", 1, "unknown key 'Video' \(keys)"),

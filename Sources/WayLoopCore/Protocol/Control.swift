@@ -51,6 +51,7 @@ public enum ControlRequest: Equatable, Sendable {
             case .all: pairs.append(("output", .string("*")))
             case .named(let n): pairs.append(("output", .string(n)))
             }
+            if let ws = e.workspace { pairs.append(("workspace", .string(ws))) }
             if let v = e.video { pairs.append(("video", .string(v))) }
             for setting in EntrySettings.runtime {
                 guard let v = setting.value(in: e) else { continue }
@@ -95,6 +96,10 @@ public enum ControlRequest: Equatable, Sendable {
         case "set":
             guard let output, !output.isEmpty else { return .failure(.malformed("set needs \"output\" (a name or \"*\")")) }
             var e = OutputEntry(selector: output == "*" ? .all : .named(output))
+            if let w = value["workspace"], w != .null {
+                guard let ws = w.string.flatMap(WorkspaceName.parse) else { return .failure(.malformed("\"workspace\": \(WorkspaceName.expected)")) }
+                e.workspace = ws
+            }
             if let v = value["video"], v != .null {
                 guard let s = v.string else { return .failure(.malformed("\"video\" must be a string")) }
                 e.video = s
@@ -251,6 +256,12 @@ public enum CtlParser {
             var e = OutputEntry(selector: output == "*" ? .all : .named(output))
             var c = ArgumentCursor(Array(rest.dropFirst()))
             while let a = c.current {
+                if a == "--workspace" || a == "-w" {
+                    // `set OUTPUT --workspace NAME VIDEO`: while OUTPUT shows workspace NAME.
+                    e.workspace = try c.value(of: a, expected: WorkspaceName.expected, WorkspaceName.parse)
+                    c.advance()
+                    continue
+                }
                 if try !c.applySetting(a, to: &e) {
                     if a.hasPrefix("-") && a.count > 1 { throw .unknownOption(a) }
                     if let v = e.video { throw .ctl("set takes one VIDEO (or directory, or playlist): '\(v)', not also '\(a)'") }

@@ -109,6 +109,8 @@ public struct OutputStatus: Equatable, Sendable {
     public var surface: SurfaceStatus?
     /// Where its video stands with a fitted copy (`--fit`; nil: no video open).
     public var fit: FitStatus?
+    /// The workspace it shows, where the compositor says (sway's IPC; nil: not known).
+    public var workspace: String?
 
     /// A status with the given fields; `decode`, `shownFps` and `pace` start nil.
     public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: VideoPlayerState,
@@ -158,6 +160,7 @@ public struct OutputStatus: Equatable, Sendable {
         costs = json["costs"].flatMap(FrameCosts.init(json:))
         surface = json["surface"].flatMap(SurfaceStatus.init(json:))
         fit = json["fit"].flatMap(FitStatus.init(json:))
+        workspace = json["workspace"]?.string
     }
 
     /// The output's object in `ctl status --json`; nil fields are null or left out.
@@ -180,6 +183,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let costs { pairs.append(("costs", costs.json)) }
         if let surface { pairs.append(("surface", surface.json)) }
         if let fit { pairs.append(("fit", fit.json)) }
+        if let workspace { pairs.append(("workspace", .string(workspace))) }
         return .object(pairs)
     }
 
@@ -188,6 +192,7 @@ public struct OutputStatus: Equatable, Sendable {
         var s = "\(name): \(state)"
         if let video { s += ", \(video)" }
         if let mode { s += " (\(mode.rawValue))" }
+        if let workspace { s += ", workspace '\(workspace)'" }
         if let position { s += ", at \(String(oneDecimal: position)) s" }
         s += ", \(framesShown) frames shown, \(framesDropped) dropped"
         if let showing { s += ", showing \(showing) instead" }
@@ -387,6 +392,9 @@ public struct StateEvent: Equatable, Sendable {
     public var video: String?
     /// Set when the output plays a playlist: every switch sends an event with the new position.
     public var playlist: PlaylistStatus?
+    /// The workspace the output shows, where the compositor says (a switch of workspace that
+    /// switches the video sends an event with it).
+    public var workspace: String?
     /// An event for `output`, now in `state` with `video`, and its playlist place if it plays one.
     public init(output: String, state: VideoPlayerState, video: String?, playlist: PlaylistStatus? = nil) {
         self.output = output
@@ -409,7 +417,8 @@ public struct StateEvent: Equatable, Sendable {
     /// and its reason, the video and the playlist.
     public var json: JSON {
         .object([("event", .string("state")), ("output", .string(output))] + Self.stateFields(state)
-                + [("video", video.map { .string($0) } ?? .null)] + (playlist.map { [("playlist", $0.json)] } ?? []))
+                + [("video", video.map { .string($0) } ?? .null)] + (playlist.map { [("playlist", $0.json)] } ?? [])
+                + (workspace.map { [("workspace", .string($0))] } ?? []))
     }
 }
 

@@ -81,3 +81,16 @@ public struct ScreenFacts: Equatable, Sendable {
         }
     }
 }
+
+/// A workspace's name as `-w NAME`, `workspace NAME =` and `ctl set --workspace NAME` take it: the
+/// compositor's own (sway's `1`, `2: web`; Hyprland's; ext-workspace's), compared as it is.
+public enum WorkspaceName {
+    public static let expected = "a workspace name (as the compositor names it: 1, 2: web)"
+
+    /// The name, trimmed; nil when empty, over 255 bytes or with a control character.
+    public static func parse(_ s: String) -> String? {
+        let t = s.trimmed
+        guard !t.isEmpty, t.utf8.count <= 255, !t.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else { return nil }
+        return t
+    }
+}

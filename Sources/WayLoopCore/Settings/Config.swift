@@ -18,6 +18,8 @@
 //     transition = fade:0.5s      # none | fade | fade:DURATION
 //     renderer = auto             # auto | gl | shm (top section only: every output)
 //
+//     workspace 3 = ~/v/rain.mp4  # while an output shows workspace 3 (any section)
+//
 //     [output DP-1]               # a connector name, "Make Model Serial" in quotes, or *
 //     video = left.mp4
 //
@@ -56,6 +58,7 @@ public enum ConfigFile {
                              find: ((String, String) -> String?)? = nil) throws(ConfigError) -> [OutputEntry] {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         var entries: [OutputEntry] = []
+        var workspaces: [OutputEntry] = []
         var current = OutputEntry(selector: .all)
         var seenKeys: Set<String> = []
         var seenSections: Set<String> = []
@@ -102,6 +105,14 @@ public enum ConfigFile {
             case "video":
                 current.video = locate(value)
                 current.videoOrigin = "\(path):\(lineNumber)"
+            case _ where key.hasPrefix("workspace ") || key.hasPrefix("workspace\t"):
+                // `workspace NAME = VIDEO`: this section's outputs, while they show workspace NAME.
+                var n = String(key.dropFirst("workspace".count)).trimmed
+                if n.count >= 2 && n.hasPrefix("\"") && n.hasSuffix("\"") { n = String(n.dropFirst().dropLast()) }
+                guard let ws = WorkspaceName.parse(n) else { throw fail("'\(key)': \(WorkspaceName.expected) after 'workspace'") }
+                var e = OutputEntry(selector: current.selector, workspace: ws, video: locate(value))
+                e.videoOrigin = "\(path):\(lineNumber)"
+                workspaces.append(e)
             case "renderer":
                 guard current.selector == .all && entries.isEmpty else {
                     throw fail("renderer applies to every output: set it in the top section, before any [output] section")
@@ -116,13 +127,13 @@ public enum ConfigFile {
                     current.fallback = .video(locate(v))
                 }
             default:
-                let known = ["video"] + EntrySettings.all.map(\.key) + ["renderer"]
+                let known = ["video", "workspace NAME"] + EntrySettings.all.map(\.key) + ["renderer"]
                 throw fail("unknown key '\(key)' (\(known.joined(separator: ", ")))")
             }
         }
         entries.append(current)
         // The top section matters only when it says something.
-        return entries.filter { $0 != OutputEntry(selector: .all) }
+        return entries.filter { $0 != OutputEntry(selector: .all) } + workspaces
     }
 
     /// Drops a `#` comment: a `#` outside double quotes at the start of the line or after

@@ -99,6 +99,9 @@ public enum OutputSelector: Hashable, Sendable {
 public struct OutputEntry: Equatable, Sendable {
     /// The outputs the entry applies to.
     public var selector: OutputSelector
+    /// The workspace it applies to (`-w NAME VIDEO`, `workspace NAME = VIDEO`): only while
+    /// the output shows that workspace; nil: whatever it shows.
+    public var workspace: String?
     /// `-i VIDEO` or a bare VIDEO: a video file, a directory or a playlist file.
     public var video: String?
     /// `-m`: how the video is placed on the output.
@@ -148,10 +151,11 @@ public struct OutputEntry: Equatable, Sendable {
     }
     private var origin = Origin()
     /// An entry for `selector` with these settings; the others stay nil (inherited).
-    public init(selector: OutputSelector, video: String? = nil, mode: ScaleMode? = nil,
+    public init(selector: OutputSelector, workspace: String? = nil, video: String? = nil, mode: ScaleMode? = nil,
                 color: RGB? = nil, dim: Double? = nil, fallback: Fallback? = nil,
                 pauseOnFullscreen: Bool? = nil, pauseOnBattery: Bool? = nil) {
         self.selector = selector
+        self.workspace = workspace
         self.video = video
         self.mode = mode
         self.color = color
@@ -319,16 +323,22 @@ public struct Options: Equatable, Sendable {
 
     /// The settings for an output, or nil when no entry names a video for it (it gets no surface).
     /// Later entries override earlier ones; a named entry beats `*` whatever the order.
-    public func settings(forOutput name: String, description: String = "") -> OutputSettings? {
+    /// `workspace`: the one the output shows (nil: not known); the entries for it (for every
+    /// output, then for this one) come last, over the rest.
+    public func settings(forOutput name: String, description: String = "", workspace: String? = nil) -> OutputSettings? {
         var merged = OutputEntry(selector: .all)
-        let general = entries.filter { $0.selector == .all }
-        let specific = entries.filter {
-            if case .named(let pattern) = $0.selector {
+        func applies(_ e: OutputEntry) -> Bool {
+            if case .named(let pattern) = e.selector {
                 return OutputMatch.matches(pattern: pattern, name: name, description: description)
             }
-            return false
+            return true
         }
-        for e in general + specific {
+        // `*` before a named entry whatever the order, each in the order given.
+        func layer(_ ws: String?) -> [OutputEntry] {
+            let mine = entries.filter { $0.workspace == ws && applies($0) }
+            return mine.filter { $0.selector == .all } + mine.filter { $0.selector != .all }
+        }
+        for e in layer(nil) + (workspace.map(layer) ?? []) {
             merged.video = e.video ?? merged.video
             merged.mode = e.mode ?? merged.mode
             merged.color = e.color ?? merged.color
@@ -393,6 +403,17 @@ public struct Options: Equatable, Sendable {
         for case let v? in entries.map(\.video) where !seen.contains(v) { seen.append(v) }
         return seen
     }
+
+    /// The videos of the entries for no workspace in particular: what plays from the start
+    /// (a workspace's video is opened when its output shows it).
+    public var baseVideos: [String] {
+        var seen: [String] = []
+        for case let v? in entries.filter({ $0.workspace == nil }).map(\.video) where !seen.contains(v) { seen.append(v) }
+        return seen
+    }
+
+    /// Some entry is for a workspace.
+    public var hasWorkspaceEntries: Bool { entries.contains { $0.workspace != nil } }
 }
 
 extension Options {
@@ -464,6 +485,7 @@ public enum OptionParser {
         var options = Options()
         var current = OutputEntry(selector: .all)
         var scoped = false
+        var workspaceEntries: [OutputEntry] = []
         var c = ArgumentCursor(args)
 
         // A bare VIDEO is for every output without a more specific entry, wherever it stands.
@@ -516,6 +538,13 @@ public enum OptionParser {
                 let v = try c.value(of: arg)
                 if current.video != nil { throw .unexpectedArgument(v) }
                 current.video = v
+            case "-w", "--workspace":
+                // `-w NAME VIDEO`: for the current -o scope, while its output shows workspace NAME.
+                let name = try c.value(of: arg)
+                guard let ws = WorkspaceName.parse(name) else { throw .badValue(option: arg, value: name, expected: WorkspaceName.expected) }
+                let v = try c.value(of: arg + " " + name)
+                guard !v.isEmpty else { throw .badValue(option: arg + " " + name, value: v, expected: "a video") }
+                workspaceEntries.append(OutputEntry(selector: current.selector, workspace: ws, video: v))
             case "--":
                 for rest in c.rest() { try positional(rest) }
                 continue
@@ -527,6 +556,7 @@ public enum OptionParser {
             c.advance()
         }
         flush()
+        options.entries += workspaceEntries
         // No video here is fine when a config file names one: the app checks after loading it.
         return .run(options)
     }

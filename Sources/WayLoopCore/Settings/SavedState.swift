@@ -43,6 +43,7 @@ public struct SavedState: Equatable, Sendable {
         for e in entries {
             mix("entry")
             mix(e.selector.text)
+            if let ws = e.workspace { mix("workspace " + ws) }
             mix(e.video ?? "-")
             for s in EntrySettings.all { mix(s.value(in: e) ?? "-") }
             mix(e.renderer?.rawValue ?? "-")
@@ -64,6 +65,7 @@ public struct SavedState: Equatable, Sendable {
 
     static func json(_ e: OutputEntry) -> JSON {
         var pairs: [(String, JSON)] = [("output", .string(e.selector.text))]
+        if let ws = e.workspace { pairs.append(("workspace", .string(ws))) }
         if let v = e.video { pairs.append(("video", .string(v))) }
         for s in EntrySettings.all { if let v = s.value(in: e) { pairs.append((s.key, .string(v))) } }
         return .object(pairs)
@@ -128,6 +130,11 @@ public struct SavedState: Equatable, Sendable {
             if key == "video" {
                 guard text.hasPrefix("/") else { return .failure(.malformed("\"video\" is not an absolute path")) }
                 e.video = text
+                continue
+            }
+            if key == "workspace" {
+                guard let ws = WorkspaceName.parse(text) else { return .failure(.malformed("\"workspace\": \(WorkspaceName.expected)")) }
+                e.workspace = ws
                 continue
             }
             guard let setting = EntrySettings.all.first(where: { $0.key == key }) else { return .failure(.malformed("unknown key \"\(key)\"")) }

@@ -169,12 +169,14 @@ extension OutputEntry {
     /// 20 000 overrides). Order is kept; what `Options.settings` computes does not change.
     public static func unshadowed(_ entries: [OutputEntry]) -> [Bool] {
         var keep = Array(repeating: true, count: entries.count)
-        var later: [OutputSelector: Set<String>] = [:]
+        // The same outputs on the same workspace (or none): only then does one shadow another.
+        struct Scope: Hashable { let selector: OutputSelector, workspace: String? }
+        var later: [Scope: Set<String>] = [:]
         for i in entries.indices.reversed() {
-            let e = entries[i], fields = e.fieldsSet
-            let covered = later[e.selector, default: []]
+            let e = entries[i], fields = e.fieldsSet, scope = Scope(selector: e.selector, workspace: e.workspace)
+            let covered = later[scope, default: []]
             if !fields.isEmpty && fields.isSubset(of: covered) { keep[i] = false }
-            later[e.selector, default: []].formUnion(fields)
+            later[scope, default: []].formUnion(fields)
         }
         return keep
     }

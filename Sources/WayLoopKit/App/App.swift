@@ -178,7 +178,9 @@ final class App {
         if let n = hints.queueFrames, !options.given.contains("--queue-frames") { queueFrames = min(options.queueFrames, n) }
         // Decoders start now, while the renderer comes up (EGL and the shaders overlap: ~90 ms here).
         av_quiet()
-        for path in options.allVideos where !videos.failed(path) && !playlistKind(path) {
+        // A workspace's video opens when its output shows that workspace.
+        let base = Set(options.baseVideos), named = Set(options.videos)
+        for path in options.allVideos where (base.contains(path) || !named.contains(path)) && !videos.failed(path) && !playlistKind(path) {
             guard startVideo(path) else { return .failure }
         }
         if let t = registry.takeToplevels() {
@@ -319,8 +321,13 @@ final class App {
         // Nothing can ever be shown: the error lines above said why.
         if Director.nothingCanPlay(started: started, videos: options.allVideos, unplayable: isUnplayable,
                                    hasFallbackColor: options.hasFallbackColor) {
-            exitStatus = .badVideo
-            return
+            // A hand-over's videos failed: its reply puts the command line before it back.
+            if requests.restoresPending { requests.resolvePending() }
+            if Director.nothingCanPlay(started: started, videos: options.allVideos, unplayable: isUnplayable,
+                                       hasFallbackColor: options.hasFallbackColor) {
+                exitStatus = .badVideo
+                return
+            }
         }
         needsReconcile = true
     }

@@ -41,7 +41,9 @@ extension App {
     }
 
     func stateEvent(_ h: Head) -> StateEvent {
-        StateEvent(output: h.name, state: h.player.state, video: h.drawn?.video ?? h.target?.video, playlist: playlistStatus(h))
+        var e = StateEvent(output: h.name, state: h.player.state, video: h.drawn?.video ?? h.target?.video, playlist: playlistStatus(h))
+        e.workspace = h.workspace
+        return e
     }
 
     func setUserPause(_ h: Head, _ paused: Bool) {

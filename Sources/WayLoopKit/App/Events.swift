@@ -81,7 +81,7 @@ extension App: ToplevelsDelegate {
         switch chosen {
         case .swayIPC:
             if let s = Sys.env("SWAYSOCK"), let client = SwayScreen(socket: s, log: log.scoped("screen")) {
-                client.changed = { [unowned self] in for h in heads.values { updatePause(h) } }
+                client.changed = { [unowned self] in screenChanged() }
                 loop.add(client)
                 sway = client
                 log.scoped("screen").debug("workspaces and windows from sway's IPC ('\(s)')")
@@ -92,6 +92,24 @@ extension App: ToplevelsDelegate {
             break
         }
     }
+
+    /// What is on screen changed: an output that shows another workspace takes that workspace's
+    /// settings (its video switches as `ctl set` switches one), and the pause rules are applied.
+    func screenChanged() {
+        let facts = screenFacts().0
+        var moved = false
+        for h in heads.values {
+            let ws = facts.activeWorkspace(on: h.name)
+            if ws != h.workspace {
+                h.workspace = ws
+                moved = true
+            }
+        }
+        if moved && options.hasWorkspaceEntries { settingsChanged() }
+        for h in heads.values { updatePause(h) }
+    }
+
+    var knowsWorkspaces: Bool { sway?.facts != nil }
 
     /// What is on screen now, and from where.
     func screenFacts() -> (ScreenFacts, ScreenSource) {
@@ -106,7 +124,10 @@ extension App: ToplevelsDelegate {
         let settings = h.drawn ?? h.target
         let (rule, battery) = PauseRules.reasons(settings, output: h.name, layer: options.layer, facts: facts, source: source,
                                                  outputs: heads.values.map(\.name), onBattery: onBattery)
-        for (c, why) in ScreenRules.unknowable(settings?.pauseRules ?? .standard, source: source) where unknowableSaid.insert(c).inserted {
+        // Said for rules a user asked for: the default pair stays as quiet as it always was where
+        // the compositor cannot tell (Wayfire, KWin: no fullscreen pause, as before).
+        let rules = settings?.pauseRules ?? .standard
+        for (c, why) in ScreenRules.unknowable(rules, source: source) where rules != .standard && unknowableSaid.insert(c).inserted {
             log.notice("--pause-when \(c.rawValue) cannot be known here: \(why)")
         }
         let before = h.player.pauseReasons

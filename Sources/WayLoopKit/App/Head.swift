@@ -5,6 +5,8 @@
 import WayLoopCore
 
 final class Head: FrameTaker {
+    /// The workspace the output shows, where the compositor says (ScreenFacts).
+    var workspace: String?
     let output: Output
     var id: UInt32 { output.globalName }
     var name: String { output.displayName }

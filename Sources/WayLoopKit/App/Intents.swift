@@ -28,6 +28,8 @@ protocol ControlledApp: AnyObject {
     func fitStatus(_ video: String) -> FitStatus?
 
     func settingsChanged()
+    /// The compositor says which workspace each output shows (sway's IPC).
+    var knowsWorkspaces: Bool { get }
     func addOverride(_ entry: OutputEntry) -> Int
     func removeOverride(tag: Int)
     func forgetOverrides(where names: (String) -> Bool) -> Int

@@ -8,7 +8,8 @@ import WayLoopCore
 extension App {
     /// The settings an output's entries ask for, with a playlist resolved to the video it plays now.
     func targetSettings(_ o: Output) -> OutputSettings? {
-        guard let s = options.settings(forOutput: o.info.name, description: o.info.description) else { return nil }
+        let workspace = options.hasWorkspaceEntries ? screenFacts().0.activeWorkspace(on: o.info.name) : nil
+        guard let s = options.settings(forOutput: o.info.name, description: o.info.description, workspace: workspace) else { return nil }
         guard !videos.failed(s.video), playlistKind(s.video) else { return s }
         return playlists.resolve(s, old: playlists.run(of: heads[o.globalName]?.target), videos: &videos)
     }

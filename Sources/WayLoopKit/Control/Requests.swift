@@ -107,14 +107,22 @@ final class Requests: ControlServerDelegate {
         let pattern: String? = { if case .named(let n) = entry.selector { return n }; return nil }()
         if let transition { app.setNextTransition(transition, for: matching(pattern)) }
         let what = entry.video.map { "'\($0)'" } ?? "new settings"
-        let target = pattern ?? "every output"
+        var target = pattern ?? "every output"
+        if let ws = entry.workspace { target += ", workspace '\(ws)'" }
         app.log.notice("\(target): \(what) (wayloop ctl set)")
         let fallback = entry.fallback?.video
-        let waiting = Director.setWaitsFor(video: entry.video, videoIsPlaylist: entry.video.map(app.playlistKind) ?? false,
+        var waiting = Director.setWaitsFor(video: entry.video, videoIsPlaylist: entry.video.map(app.playlistKind) ?? false,
                                            fallback: fallback, fallbackReady: fallback.flatMap { app.videos.clip($0)?.isReady } ?? false)
+        var note = ""
+        // A workspace no matched output shows now: its video opens when one does; the reply is now.
+        if let ws = entry.workspace, !matching(pattern).contains(where: { $0.workspace == ws }) {
+            waiting = []
+            note = !app.knowsWorkspaces ? " (no workspaces are known here: sway's IPC is not reachable)"
+                : " (shown when \(pattern ?? "an output") shows workspace '\(ws)')"
+        }
         // If the new video fails, the override goes and the old video plays on.
         pending.append(PendingReply(client: client, waiting: waiting, playlists: Set(paths.filter(app.playlistKind).map(PlaylistSource.canonical)),
-                                        success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)"))]), undoTag: tag))
+                                        success: .object([("ok", .bool(true)), ("message", .string("\(target): \(what)\(note)"))]), undoTag: tag))
     }
 
     /// `ctl forget [OUTPUT]`: the output (every output) shows what the command line and config
@@ -212,8 +220,18 @@ final class Requests: ControlServerDelegate {
         app.log.notice("arguments handed over by a new start: \(args.joined(separator: " "))")
         if !reload(replyTo: client, success: .object([("ok", .bool(true)), ("message", .string("handed over"))])) {
             app.setCommandLine(previous)
+        } else {
+            // If its videos fail, the command line before it comes back (as a `ctl set` whose
+            // video fails takes its override back), even when nothing had played yet.
+            handOverRestores[client] = previous
         }
     }
+
+    /// The command line to put back for each hand-over whose reply is held.
+    private var handOverRestores: [Int: Options] = [:]
+
+    /// A held hand-over would put a command line back if its videos failed.
+    var restoresPending: Bool { !handOverRestores.isEmpty }
 
     /// `ctl next|prev [OUTPUT]`: the runs of the matched outputs move one step; the reply comes
     /// once the new video is on screen.
@@ -258,6 +276,7 @@ final class Requests: ControlServerDelegate {
             status.decode = v?.decodePath
             status.fit = active.flatMap { app.fitStatus($0.video) }
             status.surface = h.surface?.status
+            status.workspace = h.workspace
             let now = Sys.now()
             status.shownFps = v?.shownFps(now: now)
             status.pace = v?.pace(now: now)
@@ -361,12 +380,18 @@ final class Requests: ControlServerDelegate {
                 return true
             case .failed(let errors):
                 if let tag = p.undoTag { app.removeOverride(tag: tag) }
+                if let previous = handOverRestores.removeValue(forKey: p.client) {
+                    app.setCommandLine(previous)
+                    app.log.notice("the handed-over videos cannot be played: back to the command line before")
+                    _ = reload(replyTo: nil)
+                }
                 app.control?.reply(to: p.client, ControlError.video(errors).reply)
             case .superseded:
                 app.control?.reply(to: p.client, ControlError.busy("superseded by a later change before it was shown").reply)
             case .succeeded:
                 app.control?.reply(to: p.client, p.success)
             }
+            handOverRestores[p.client] = nil
             return false
         }
         if pending.isEmpty { forgetWhatNothingNeeds() }
