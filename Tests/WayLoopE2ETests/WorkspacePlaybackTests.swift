@@ -1,5 +1,6 @@
 // A video per workspace on a compositor that says which workspace each output shows (sway's IPC:
-// sway 1.7 here, 1.10 and 1.12 from the chroots): `-w NAME VIDEO` switches with the output's
+// sway 1.7 here, 1.10 and 1.12 from the chroots; ext-workspace-v1: labwc 0.20, switched by
+// scripts/ext-workspace.c as a user's switcher would): `-w NAME VIDEO` switches with the output's
 // transition when the workspace changes, never through a black picture; the way back and the
 // second visit take the video kept ready (no second open); `ctl set --workspace` adds one, kept
 // in the state file across a restart; status and `ctl subscribe` say the workspace.
@@ -25,24 +26,53 @@ final class WorkspacePlaybackTests: CompositorTestCase {
         (try? w.ctlStatus())?.first { $0["name"] as? String == out }
     }
 
+    /// Through sway's IPC where the compositor is sway, else through ext-workspace-v1.
     func testEachWorkspaceShowsItsVideoWithoutABlackFrame() throws {
         let c = try compositor()
-        guard c.env["SWAYSOCK"] != nil else {
-            throw XCTSkip("\(c.label): WayLoop reads which workspace an output shows from sway's IPC only so far (ext-workspace-v1, Hyprland's and niri's IPC are not read yet)")
+        let viaSway = c.env["SWAYSOCK"] != nil
+        if !viaSway { try requireExtWorkspace(c) }
+        try workspaces(c, env: c.env) { ws in
+            viaSway ? c.swaymsg(["workspace", ws]).status : Shell.run([try ExtWorkspaceTool.path(), "activate", ws], env: c.env, timeout: 20).status
         }
+    }
+
+    /// sway 1.12 (and 1.10) offer ext-workspace-v1 too: the same with sway's IPC out of reach
+    /// (no SWAYSOCK for wayloop), switched by swaymsg.
+    func testOnSwayThroughExtWorkspace() throws {
+        let c = try compositor()
+        guard c.env["SWAYSOCK"] != nil else { throw XCTSkip("\(c.label) is not sway: its ext-workspace-v1 runs in the test above") }
+        try requireExtWorkspace(c)
+        var env = c.env
+        env["SWAYSOCK"] = nil
+        try workspaces(c, env: env) { ws in c.swaymsg(["workspace", ws]).status }
+    }
+
+    private func requireExtWorkspace(_ c: Compositor) throws {
+        let list = Shell.run([try ExtWorkspaceTool.path(), "list"], env: c.env, timeout: 20)
+        guard list.status == 0 else {
+            let why = list.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw XCTSkip(c.env["SWAYSOCK"] == nil ? "\(c.label) offers neither ext-workspace-v1 (\(why)) nor sway's IPC: WayLoop cannot know the workspace there"
+                : "\(c.label) offers no ext-workspace-v1 (\(why)): its workspaces come from sway's IPC, in the test above")
+        }
+        if c.env["SWAYSOCK"] == nil {
+            XCTAssertTrue(["1", "2", "3"].allSatisfy { list.stdout.contains($0 + "\t") }, "the harness's workspaces 1, 2, 3 are not there: \(list.stdout)")
+        }
+    }
+
+    private func workspaces(_ c: Compositor, env: [String: String], switchTo: (String) throws -> Int32) throws {
         let out = c.outputs[0]
         let red = try solid("red", "red"), blue = try solid("blue", "blue")
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-ws-state-\(UUID().uuidString.prefix(6))").path
         defer { try? FileManager.default.removeItem(atPath: state) }
-        XCTAssertEqual(c.swaymsg(["workspace", "1"]).status, 0)
-        var w = try Wayloop([Repo.clip("grid.mp4"), "-w", "2", red, "-v"], env: c.env, stateHome: state)
+        XCTAssertEqual(try switchTo("1"), 0)
+        var w = try Wayloop([Repo.clip("grid.mp4"), "-w", "2", red, "-v"], env: env, stateHome: state)
         defer { _ = w.stop() }
         XCTAssertTrue(w.waitForState(out, state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
         XCTAssertTrue(Wait.until(timeout: 10) { self.statusOf(w, out)?["workspace"] as? String == "1" }, "\(w.lastStatus)")
         XCTAssertEqual(statusOf(w, out)?["video"] as? String, Repo.clip("grid.mp4"))
 
         // Workspace 2: red, reached through the fade, with no black picture on the way.
-        XCTAssertEqual(c.swaymsg(["workspace", "2"]).status, 0)
+        XCTAssertEqual(try switchTo("2"), 0)
         var sawBlack = false, sawRed = false
         let end = Date().addingTimeInterval(8)
         while Date() < end && !sawRed {
@@ -59,9 +89,9 @@ final class WorkspacePlaybackTests: CompositorTestCase {
         }, "\(w.lastStatus)")
 
         // Back, and there again: the red video was kept ready (opened once).
-        XCTAssertEqual(c.swaymsg(["workspace", "1"]).status, 0)
+        XCTAssertEqual(try switchTo("1"), 0)
         XCTAssertTrue(Wait.until(timeout: 10) { self.statusOf(w, out)?["video"] as? String == Repo.clip("grid.mp4") }, "\(w.lastStatus)")
-        XCTAssertEqual(c.swaymsg(["workspace", "2"]).status, 0)
+        XCTAssertEqual(try switchTo("2"), 0)
         XCTAssertTrue(Wait.until(timeout: 10) { self.statusOf(w, out)?["video"] as? String == red }, "\(w.lastStatus)")
         XCTAssertEqual(w.stderr.components(separatedBy: "playing '\(red)'").count - 1, 1, "the red video was opened again: \(w.stderr)")
 
@@ -72,16 +102,40 @@ final class WorkspacePlaybackTests: CompositorTestCase {
         let bad = Shell.run([Repo.binary, "ctl", "set", "*", "--workspace", "", blue], env: w.env, timeout: 20)
         XCTAssertEqual(bad.status, 2, bad.stderr)
         XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
-        XCTAssertEqual(c.swaymsg(["workspace", "3"]).status, 0)
+        XCTAssertEqual(try switchTo("3"), 0)
         XCTAssertTrue(Wait.until(timeout: 10) { self.statusOf(w, out)?["video"] as? String == blue }, "\(w.lastStatus)")
 
         // Kept across a restart (the state file), with the command line's own.
-        XCTAssertEqual(c.swaymsg(["workspace", "1"]).status, 0)
+        XCTAssertEqual(try switchTo("1"), 0)
         XCTAssertEqual(w.stop(), 0)
-        w = try Wayloop([Repo.clip("grid.mp4"), "-w", "2", red], env: c.env, stateHome: state)
+        w = try Wayloop([Repo.clip("grid.mp4"), "-w", "2", red], env: env, stateHome: state)
         XCTAssertTrue(w.waitForState(out, state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
-        XCTAssertEqual(c.swaymsg(["workspace", "3"]).status, 0)
+        XCTAssertEqual(try switchTo("3"), 0)
         XCTAssertTrue(Wait.until(timeout: 10) { self.statusOf(w, out)?["video"] as? String == blue }, "not restored: \(w.lastStatus); \(w.stderr)")
-        XCTAssertEqual(c.swaymsg(["workspace", "1"]).status, 0)
+        XCTAssertEqual(try switchTo("1"), 0)
+    }
+}
+
+/// scripts/ext-workspace.c, built once per test process with the client code wayland-scanner
+/// makes from protocols/ext-workspace-v1.xml (gcc and libwayland-dev: scripts/setup).
+enum ExtWorkspaceTool {
+    nonisolated(unsafe) private static var built: String?
+
+    static func path() throws -> String {
+        if let b = built { return b }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-ext-workspace-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let xml = Repo.path("protocols/ext-workspace-v1.xml")
+        for (kind, out) in [("client-header", "ext-workspace-v1-client-protocol.h"), ("private-code", "ext-workspace-v1-protocol.c")] {
+            let r = Shell.run(["wayland-scanner", kind, xml, dir + "/" + out], timeout: 30)
+            guard r.status == 0 else { throw HarnessError("wayland-scanner \(kind): \(r.stderr)") }
+        }
+        let flags = Shell.run(["pkg-config", "--cflags", "--libs", "wayland-client"], timeout: 10).stdout
+            .split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        let r = Shell.run(["gcc", "-O1", "-o", dir + "/ext-workspace", "-I", dir, Repo.path("scripts/ext-workspace.c"),
+                           dir + "/ext-workspace-v1-protocol.c"] + flags, timeout: 120)
+        guard r.status == 0 else { throw HarnessError("building scripts/ext-workspace.c: \(r.stderr)") }
+        built = dir + "/ext-workspace"
+        return dir + "/ext-workspace"
     }
 }

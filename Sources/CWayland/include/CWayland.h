@@ -23,6 +23,7 @@
  *   wlx_presentation_interface()             -> wp_presentation_interface
  *   wlx_fractional_scale_manager_interface() -> wp_fractional_scale_manager_v1_interface
  *   wlx_foreign_toplevel_manager_interface() -> zwlr_foreign_toplevel_manager_v1_interface
+ *   wlx_workspace_manager_interface()        -> ext_workspace_manager_v1_interface
  *   wlx_content_type_manager_interface()     -> wp_content_type_manager_v1_interface
  *   wlx_single_pixel_buffer_manager_interface() -> wp_single_pixel_buffer_manager_v1_interface
  *
@@ -52,6 +53,7 @@
 #include <time.h>
 
 #include "content-type-v1-client-protocol.h"
+#include "ext-workspace-v1-client-protocol.h"
 #include "fractional-scale-v1-client-protocol.h"
 #include "presentation-time-client-protocol.h"
 #include "single-pixel-buffer-v1-client-protocol.h"
@@ -81,6 +83,8 @@ static inline const struct wl_interface *wlx_presentation_interface(void) { retu
 static inline const struct wl_interface *wlx_fractional_scale_manager_interface(void) { return &wp_fractional_scale_manager_v1_interface; }
 /* wlr-foreign-toplevel: zwlr_foreign_toplevel_manager_v1 (bound from the registry). */
 static inline const struct wl_interface *wlx_foreign_toplevel_manager_interface(void) { return &zwlr_foreign_toplevel_manager_v1_interface; }
+/* ext-workspace: ext_workspace_manager_v1 (bound from the registry). */
+static inline const struct wl_interface *wlx_workspace_manager_interface(void) { return &ext_workspace_manager_v1_interface; }
 /* content-type: wp_content_type_manager_v1 (bound from the registry). */
 static inline const struct wl_interface *wlx_content_type_manager_interface(void) { return &wp_content_type_manager_v1_interface; }
 /* single-pixel-buffer: wp_single_pixel_buffer_manager_v1 (bound from the registry). */

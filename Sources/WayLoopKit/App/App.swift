@@ -61,6 +61,8 @@ final class App {
     var toplevels: Toplevels?
     /// sway's IPC, where WayLoop runs under sway (ScreenSource.choose): workspaces and windows.
     var sway: SwayScreen?
+    /// ext-workspace-v1, where offered: which workspace each output shows (when sway's IPC does not say).
+    var workspaces: Workspaces?
     /// The pause-rule conditions already said to be unknowable here (one notice each).
     var unknowableSaid: Set<PauseCondition> = []
     /// The last power-supply reading (only while an output pauses on battery), and when to look again.
@@ -187,7 +189,13 @@ final class App {
             t.delegate = self
             toplevels = t
         }
+        if let w = registry.takeWorkspaces() {
+            w.delegate = self
+            workspaces = w
+        }
         startScreenSource()
+        // What the first roundtrips announced, before the delegates were set.
+        screenChanged()
         if let status = startRenderer(request, early) ?? startTrace() { return status }
         startup?.mark(.renderer, at: Sys.now())
         for case .named(let pattern) in options.entries.map(\.selector) where !heads.values.contains(where: {

@@ -27,6 +27,7 @@ extension App: OutputDelegate {
         guard let h = heads[output.globalName] else { return }
         let i = output.info
         let previous = h.target
+        h.workspace = screenFacts().0.activeWorkspace(on: h.name)
         h.target = targetSettings(output)
         // Its place in the layout may change every span canvas (and it is compared below).
         assignSpans()
@@ -109,13 +110,16 @@ extension App: ToplevelsDelegate {
         for h in heads.values { updatePause(h) }
     }
 
-    var knowsWorkspaces: Bool { sway?.facts != nil }
+    var knowsWorkspaces: Bool { sway?.facts != nil || workspaces != nil }
 
     /// What is on screen now, and from where.
     func screenFacts() -> (ScreenFacts, ScreenSource) {
         if let f = sway?.facts { return (f, .swayIPC) }
-        guard let t = toplevels else { return (ScreenFacts(), .none) }
-        return (t.facts { proxy in heads.values.first { $0.output.proxy == proxy }?.name }, .foreignToplevel)
+        let name: (OpaquePointer) -> String? = { proxy in self.heads.values.first { $0.output.proxy == proxy }?.name }
+        // wlr-foreign-toplevel-management's windows (by output), ext-workspace-v1's workspaces.
+        var facts = toplevels?.facts(name) ?? ScreenFacts()
+        facts.workspaces = workspaces?.facts(name) ?? []
+        return (facts, toplevels == nil ? .none : .foreignToplevel)
     }
 
     /// Recomputes the window-rule and battery reasons of one output from its pause rules.
@@ -139,4 +143,8 @@ extension App: ToplevelsDelegate {
             log.notice("\(h.name): " + (after.contains(r) ? "paused (\(r.rawValue))" : "resumed (\(r.rawValue) rule)"))
         }
     }
+}
+
+extension App: WorkspacesDelegate {
+    func workspacesChanged() { screenChanged() }
 }

@@ -24,6 +24,9 @@ final class Registry: WaylandObject, ListenerTarget {
     /// from the bind on, so that the windows that exist at start-up (announced in the next
     /// roundtrip) are known; `takeToplevels()` hands it to its owner.
     private var toplevels: Toplevels?
+    /// ext_workspace_manager_v1: which workspace each output shows (bound, like the toplevels,
+    /// from the start, so that the first roundtrip announces them); `takeWorkspaces()`.
+    private var workspaces: Workspaces?
     private(set) var presentation: Presentation?
     /// wp_content_type_manager_v1: every surface says it shows video (a hint; optional).
     private(set) var contentType: ContentTypeManager?
@@ -69,6 +72,12 @@ final class Registry: WaylandObject, ListenerTarget {
         compositor?.destroy()
     }
 
+    /// The workspace manager, handed over once to the object that listens to it.
+    func takeWorkspaces() -> Workspaces? {
+        defer { workspaces = nil }
+        return workspaces
+    }
+
     /// The toplevel manager, handed over once to the object that listens to it and destroys it.
     func takeToplevels() -> Toplevels? {
         defer { toplevels = nil }
@@ -88,6 +97,8 @@ final class Registry: WaylandObject, ListenerTarget {
             layerShell = bind(name, wlx_layer_shell_interface(), v).map { LayerShell($0, version: v) }
         case "wp_viewporter":
             viewporter = bind(name, wlx_viewporter_interface(), 1).map(Viewporter.init)
+        case "ext_workspace_manager_v1":
+            workspaces = bind(name, wlx_workspace_manager_interface(), 1).map(Workspaces.init(manager:))
         case "zwlr_foreign_toplevel_manager_v1":
             toplevels = bind(name, wlx_foreign_toplevel_manager_interface(), min(version, 3)).map(Toplevels.init(manager:))
         case "zxdg_output_manager_v1":
