@@ -5,10 +5,11 @@ _wayloop_modes='fill fit stretch center tile span span-fit'
 _wayloop_transitions='none fade fade:0.5s fade:1s fade:2s'
 _wayloop_hwdecs='auto no vaapi vaapi-copy nvdec-copy'
 _wayloop_fits='auto always off'
-_wayloop_options='-o --output -i --video -m --mode --interval --loops --shuffle --no-shuffle --transition
+_wayloop_pause_whens='hidden fullscreen fullscreen-anywhere maximized any-window never'
+_wayloop_options='-o --output -i --video -w --workspace -m --mode --interval --loops --shuffle --no-shuffle --transition
     -c --color --dim -f --fallback --max-fps --battery-fps --scaling
     --hwdec --hwdec-device --fit --fit-quality --fit-cache-max --config --no-config --no-restore --replace --layer --name --renderer --queue-frames --cache-mb --keep-recent
-    --trace-frames --no-fullscreen-pause --pause-on-battery --release-after
+    --trace-frames --no-fullscreen-pause --pause-when --pause-ignore --pause-on-battery --release-after
     --log-level -v --verbose -h --help -V --version'
 _wayloop_ctl_commands='status pause resume toggle next prev set forget snapshot reload quit subscribe'
 # Playlist files too (.m3u, .m3u8; not .txt, which is mostly something else).
@@ -73,6 +74,19 @@ _wayloop_add_render_nodes() {
     done
 }
 
+# COMPREPLY += the --pause-when rules matching the last word of a comma list in $cur (never stands alone).
+_wayloop_add_pause_whens() {
+    local w pre= last=$cur
+    if [[ $cur == *,* ]]; then
+        pre=${cur%,*},
+        last=${cur##*,}
+    fi
+    for w in $_wayloop_pause_whens; do
+        [[ $w == never && -n $pre ]] && continue
+        [[ $w == "$last"* ]] && COMPREPLY+=("$pre$w")
+    done
+}
+
 _wayloop_add_words() {
     local IFS=$' \t\n'
     COMPREPLY+=($(compgen -W "$1" -- "$cur"))
@@ -111,11 +125,12 @@ _wayloop_ctl() {
         --hwdec) _wayloop_add_words "$_wayloop_hwdecs" ;;
         --hwdec-device) _wayloop_add_render_nodes ;;
         --fit) _wayloop_add_words "$_wayloop_fits" ;;
-        -c | --color | --dim | --interval | --loops | --max-fps | --battery-fps) ;;
+        --pause-when) _wayloop_add_pause_whens ;;
+        -w | --workspace | -c | --color | --dim | --interval | --loops | --max-fps | --battery-fps | --pause-ignore) ;;
         -f | --fallback) _wayloop_add_videos ;;
         *)
             if [[ $cur == -* ]]; then
-                _wayloop_add_words '-m --mode -c --color --dim -f --fallback --transition --interval --loops --shuffle --no-shuffle --max-fps --battery-fps --scaling --hwdec --hwdec-device --fit'
+                _wayloop_add_words '-w --workspace -m --mode -c --color --dim -f --fallback --transition --interval --loops --shuffle --no-shuffle --max-fps --battery-fps --scaling --hwdec --hwdec-device --fit --pause-when --pause-ignore'
             else
                 _wayloop_add_videos
             fi
@@ -216,7 +231,15 @@ _wayloop() {
         fi
     done
 
+    # -w NAME VIDEO: the name is typed, the video completes like -i's.
+    if ((COMP_CWORD >= 3)) && [[ ${COMP_WORDS[COMP_CWORD - 2]} == -w || ${COMP_WORDS[COMP_CWORD - 2]} == --workspace ]]; then
+        _wayloop_add_videos
+        return 0
+    fi
     case $prev in
+    -w | --workspace)
+        return 0
+        ;;
     -m | --mode)
         _wayloop_add_words "$_wayloop_modes"
         return 0
@@ -266,7 +289,11 @@ _wayloop() {
         _wayloop_add_words "$_wayloop_fits"
         return 0
         ;;
-    -c | --color | --dim | --interval | --loops | --max-fps | --battery-fps | --queue-frames | --cache-mb | --keep-recent | --release-after | --fit-quality | --fit-cache-max)
+    --pause-when)
+        _wayloop_add_pause_whens
+        return 0
+        ;;
+    -c | --color | --dim | --interval | --loops | --max-fps | --battery-fps | --queue-frames | --cache-mb | --keep-recent | --release-after | --fit-quality | --fit-cache-max | --pause-ignore)
         return 0
         ;;
     esac

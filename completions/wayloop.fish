@@ -51,6 +51,20 @@ function __wayloop_render_nodes
     end
 end
 
+# The --pause-when rules, after the rules already typed in a comma list (never stands alone).
+function __wayloop_pause_whens
+    set -l token (commandline -ct)
+    set -l pre ''
+    string match -q -- '*,*' $token; and set pre (string replace -r -- '[^,]*$' '' $token)
+    set -l rules hidden fullscreen fullscreen-anywhere maximized any-window never
+    set -l says 'the compositor asks for no frames' 'a fullscreen window on the output' 'a fullscreen window on any output' \
+        'a maximized window on the output' 'any window on the workspace the output shows' 'no window pauses it (alone)'
+    for i in (seq (count $rules))
+        test -n "$pre"; and test $rules[$i] = never; and continue
+        printf '%s%s\t%s\n' "$pre" $rules[$i] $says[$i]
+    end
+end
+
 # Output names of the wayloop running on this display (none, silently, if none runs).
 function __wayloop_outputs
     set -l json
@@ -90,6 +104,8 @@ set -l main 'not __wayloop_is ctl thumbnail decode prepare list'
 set -l hwdecs 'auto\t"VA-API, then NVDEC, each once checked against software; else software" no\t"software" vaapi vaapi-copy nvdec-copy'
 complete -c wayloop -n $main -s o -l output -x -a '(__wayloop_outputs)' -d 'Apply the options after it to output NAME'
 complete -c wayloop -n $main -s i -l video -x -a '(__wayloop_videos)' -d 'The video for the current -o scope'
+# -w NAME VIDEO: the name is typed; the video after it completes as any video does.
+complete -c wayloop -n $main -s w -l workspace -x -d 'While an output shows workspace NAME, play VIDEO (NAME VIDEO)'
 complete -c wayloop -n $main -s m -l mode -x -a 'fill\t"cover the output, crop the long axis" fit\t"whole video, bars" stretch\t"ignore the aspect ratio" center\t"1:1 pixels" tile\t"1:1 pixels, repeated" span\t"one video across the outputs, filled" span-fit\t"one video across the outputs, fitted"' -d 'How the video is placed'
 complete -c wayloop -n $main -l interval -x -d 'A playlist switches to its next video every D (30s, 10m, 1h)'
 complete -c wayloop -n $main -l loops -x -d 'Passes of each video of a playlist, without --interval'
@@ -116,6 +132,8 @@ complete -c wayloop -n $main -l cache-mb -x -d 'Loop cache budget in MiB (0 = of
 complete -c wayloop -n $main -l keep-recent -x -d 'Videos kept ready for a switch back (0 = off)'
 complete -c wayloop -n $main -l trace-frames -r -F -d 'Append one line per presented frame to F'
 complete -c wayloop -n $main -l no-fullscreen-pause -d 'Keep drawing under a fullscreen window'
+complete -c wayloop -n $main -l pause-when -x -a '(__wayloop_pause_whens)' -d 'What pauses an output (comma-separated rules)'
+complete -c wayloop -n $main -l pause-ignore -x -d 'App_ids whose windows no pause rule counts (comma-separated)'
 complete -c wayloop -n $main -l pause-on-battery -d 'Pause while running on battery'
 complete -c wayloop -n $main -l release-after -x -d 'Free an unseen video\'s decoder after S seconds'
 complete -c wayloop -n $main -l max-fps -x -d 'Frames per second at most (0 = no cap)'
@@ -194,6 +212,7 @@ complete -c wayloop -n '__wayloop_ctl_is status' -l json -d 'Print the reply as 
 complete -c wayloop -n '__wayloop_ctl_is subscribe' -l waybar -d 'Waybar custom-module JSON'
 complete -c wayloop -n '__wayloop_ctl_first_arg pause resume toggle next prev set forget snapshot' -a '(__wayloop_outputs)'
 set -l set_opts '__wayloop_ctl_is set; and not __wayloop_ctl_first_arg set'
+complete -c wayloop -n $set_opts -s w -l workspace -x -d 'Only while the output shows workspace NAME'
 complete -c wayloop -n $set_opts -s m -l mode -x -a 'fill fit stretch center tile span span-fit' -d 'How the video is placed'
 complete -c wayloop -n $set_opts -s c -l color -x -d 'Colour of bars and borders (RRGGBB)'
 complete -c wayloop -n $set_opts -l dim -x -d 'Darken the picture by F, 0 to 1'
@@ -207,6 +226,8 @@ complete -c wayloop -n $set_opts -l scaling -x -a 'auto client compositor' -d 'W
 complete -c wayloop -n $set_opts -l hwdec -x -a 'auto no vaapi vaapi-copy nvdec-copy' -d 'How the video is decoded'
 complete -c wayloop -n $set_opts -l hwdec-device -x -a '(__wayloop_render_nodes)' -d 'The decoding device'
 complete -c wayloop -n $set_opts -l fit -x -a 'auto always off' -d 'Play an oversized video from a fitted copy'
+complete -c wayloop -n $set_opts -l pause-when -x -a '(__wayloop_pause_whens)' -d 'What pauses the output (comma-separated rules)'
+complete -c wayloop -n $set_opts -l pause-ignore -x -d 'App_ids whose windows no pause rule counts (comma-separated)'
 complete -c wayloop -n $set_opts -l shuffle -d 'A playlist in random order'
 complete -c wayloop -n $set_opts -l no-shuffle -d 'A playlist in its order'
 complete -c wayloop -n $set_opts -a '(__wayloop_videos)'

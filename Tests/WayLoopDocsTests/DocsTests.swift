@@ -12,10 +12,12 @@ final class DocsTests: XCTestCase {
     static let modes: Set<String> = ["fill", "fit", "stretch", "center", "tile", "span", "span-fit"]
     static let ctlCommands: Set<String> = ["status", "pause", "resume", "toggle", "next", "prev", "set", "forget", "snapshot", "reload", "quit", "subscribe"]
     /// What `wayloop ctl set OUTPUT -<TAB>` offers.
-    static let ctlSetOptions: Set<String> = ["-m", "--mode", "-c", "--color", "--dim", "-f", "--fallback",
+    static let ctlSetOptions: Set<String> = ["-w", "--workspace", "-m", "--mode", "-c", "--color", "--dim", "-f", "--fallback",
                                              "--transition", "--interval", "--loops", "--shuffle", "--no-shuffle", "--max-fps", "--battery-fps", "--scaling",
-                                             "--hwdec", "--hwdec-device", "--fit"]
+                                             "--hwdec", "--hwdec-device", "--fit", "--pause-when", "--pause-ignore"]
     static let hwdecModes: Set<String> = ["auto", "no", "vaapi", "vaapi-copy", "nvdec-copy"]
+    /// What `--pause-when <TAB>` offers: `never` and the rules.
+    static let pauseRules: Set<String> = ["hidden", "fullscreen", "fullscreen-anywhere", "maximized", "any-window", "never"]
     /// The subcommands `wayloop <TAB>` offers besides videos.
     static let subcommands: Set<String> = ["ctl", "thumbnail", "decode", "prepare", "list"]
 
@@ -120,6 +122,19 @@ final class DocsTests: XCTestCase {
         return modes
     }
 
+    /// The words `--pause-when` takes, from the binary's own complaint about a bad one.
+    private func pauseRules() -> Set<String> {
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_RUNTIME_DIR"] = scratch
+        env["WAYLAND_DISPLAY"] = "wayland-docs"
+        let r = Shell.run([Repo.binary, "--no-config", "--pause-when", "bogus", scratch + "/x.mp4"], env: env, timeout: 20)
+        XCTAssertEqual(r.status, 2, "a bad --pause-when: \(r.stderr)")
+        let list = matches(#"is not (never), or one or more of ([a-z, -]*[a-z]), separated by commas"#, in: r.stderr, group: 2).first ?? ""
+        let rules = Set(list.components(separatedBy: ", ").filter { !$0.isEmpty }).union(list.isEmpty ? [] : ["never"])
+        XCTAssertEqual(rules, Self.pauseRules, "the --pause-when values the binary lists: \(r.stderr)")
+        return rules
+    }
+
     // MARK: (a) the pages build and render
 
     func testManPagesBuildWithScdocAndRenderWithoutWarnings() throws {
@@ -221,7 +236,10 @@ final class DocsTests: XCTestCase {
         let page = try read("docs/man/wayloop.5.scd")
         let section = self.section("KEYS", of: page)
         for key in keys.sorted() {
-            XCTAssertTrue(section.contains("*\(key)*"), "wayloop.5 KEYS lacks \(key)")
+            // A key with a placeholder (`workspace NAME`) is written `*workspace* _NAME_`.
+            let words = key.split(separator: " ")
+            let written = words.count == 2 ? "*\(words[0])* _\(words[1])_" : "*\(key)*"
+            XCTAssertTrue(section.contains(written), "wayloop.5 KEYS lacks \(key) (as \(written))")
         }
         XCTAssertTrue(page.contains("$XDG_CONFIG_HOME/wayloop/config"))
         XCTAssertTrue(page.contains("[output"))
@@ -402,6 +420,55 @@ final class DocsTests: XCTestCase {
         XCTAssertEqual(o.stderr, "")
         XCTAssertEqual(fishReplies(o)["wayloop -o "], ["DP-7", "HDMI-A-3", "*"], o.stdout)
         XCTAssertEqual(fishReplies(o)["wayloop ctl toggle "], ["DP-7", "HDMI-A-3", "*"], o.stdout)
+    }
+
+    /// `--pause-when <TAB>` in bash, fish and zsh, for wayloop and for `ctl set`: never and the
+    /// five rules, as the binary lists them; bash and fish go on after a comma (never stands
+    /// alone); `--pause-ignore <TAB>` offers nothing (app_ids are typed).
+    func testPauseWhenCompletionInEveryShell() throws {
+        let want = pauseRules()
+        let b = bash([["wayloop", "--pause-when", ""], ["wayloop", "ctl", "set", "*", "--pause-when", ""],
+                      ["wayloop", "-o", "DP-1", "--pause-when", "hidden,f"], ["wayloop", "--pause-ignore", ""]])
+        XCTAssertEqual(b.stderr, "")
+        XCTAssertEqual(replies(b), [want, want, ["hidden,fullscreen", "hidden,fullscreen-anywhere"], []], "bash: \(b.stdout)")
+        let f = fish(["wayloop --pause-when ", "wayloop ctl set DP-1 --pause-when ", "wayloop --pause-when hidden,f",
+                      "wayloop --pause-ignore "])
+        XCTAssertEqual(f.stderr, "", "fish printed errors")
+        let got = fishReplies(f)
+        XCTAssertEqual(got["wayloop --pause-when "], want, "fish")
+        XCTAssertEqual(got["wayloop ctl set DP-1 --pause-when "], want, "fish")
+        XCTAssertEqual(got["wayloop --pause-when hidden,f"], ["hidden,fullscreen", "hidden,fullscreen-anywhere"], "fish")
+        XCTAssertEqual(got["wayloop --pause-ignore "], [], "fish")
+        for line in ["wayloop --pause-when ", "wayloop ctl set DP-1 --pause-when "] {
+            let z = zshWords(try zshComplete(line), after: line)
+            XCTAssertTrue(z.isSuperset(of: want), "\(line)<TAB> in zsh: \(z.sorted())")
+        }
+    }
+
+    /// `-w NAME VIDEO` in bash, fish and zsh: the name is typed (nothing offered), the video
+    /// after it completes as `-i`'s does; `ctl set OUTPUT --workspace NAME` then a video.
+    func testWorkspaceCompletionInEveryShell() throws {
+        let data = scratch + "/data/wayloop"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        for f in ["ocean.mp4", "rain.webm"] { FileManager.default.createFile(atPath: data + "/" + f, contents: Data()) }
+        let b = bash([["wayloop", "-w", ""], ["wayloop", "-w", "2", "oc"], ["wayloop", "-o", "DP-1", "--workspace", "3: web", "ra"],
+                      ["wayloop", "ctl", "set", "*", "--workspace", ""], ["wayloop", "ctl", "set", "*", "-w", "2", "oc"]])
+        XCTAssertEqual(b.stderr, "")
+        XCTAssertEqual(replies(b), [[], ["ocean"], ["rain"], [], ["ocean"]], "bash: \(b.stdout)")
+        let f = fish(["wayloop -w ", "wayloop -w 2 oc", "wayloop -o DP-1 --workspace \"3: web\" ra",
+                      "wayloop ctl set DP-1 --workspace ", "wayloop ctl set DP-1 -w 2 oc"])
+        XCTAssertEqual(f.stderr, "", "fish printed errors")
+        let got = fishReplies(f)
+        XCTAssertEqual(got["wayloop -w "], [], "fish: the name is typed")
+        XCTAssertEqual(got["wayloop -w 2 oc"], ["ocean"], "fish")
+        XCTAssertEqual(got["wayloop -o DP-1 --workspace \"3: web\" ra"], ["rain"], "fish")
+        XCTAssertEqual(got["wayloop ctl set DP-1 --workspace "], [], "fish")
+        XCTAssertEqual(got["wayloop ctl set DP-1 -w 2 oc"], ["ocean"], "fish")
+        XCTAssertFalse(zshWords(try zshComplete("wayloop -w "), after: "wayloop -w ").contains("ocean"), "zsh offers videos for the name")
+        for line in ["wayloop -w 2 ", "wayloop ctl set DP-1 --workspace 2 "] {
+            let z = zshWords(try zshComplete(line), after: line)
+            XCTAssertTrue(z.isSuperset(of: ["ocean", "rain"]), "\(line)<TAB> in zsh: \(z.sorted())")
+        }
     }
 
     /// Types `line` and a TAB into an interactive zsh (zsh/zpty) with a clean ZDOTDIR and only

@@ -26,13 +26,13 @@ public enum Help {
     /// The usage text `--help` prints.
     public static let text = """
     Usage: wayloop [OPTIONS] [VIDEO]
-           wayloop [-o OUTPUT [-m MODE] [-c RRGGBB] [--dim F] [-f FB] -i VIDEO]... [VIDEO]
+           wayloop [-o OUTPUT [-m MODE] [-c RRGGBB] [--dim F] [-f FB] -i VIDEO [-w NAME VIDEO]...]... [VIDEO]
            wayloop ctl [--name NAME] status [--json] | pause|resume|toggle|next|prev [OUTPUT] | reload
                        | quit | subscribe [--waybar] | forget [OUTPUT] | snapshot [OUTPUT] FILE.png
-                       | set OUTPUT|'*' [VIDEO] [-m MODE] [-c RRGGBB]
+                       | set OUTPUT|'*' [--workspace NAME] [VIDEO] [-m MODE] [-c RRGGBB]
                        [--dim F] [-f FB] [--transition T] [--interval D] [--loops N] [--shuffle]
                        [--max-fps N] [--battery-fps N] [--scaling S] [--hwdec H] [--hwdec-device D]
-                       [--fit F]
+                       [--fit F] [--pause-when RULES] [--pause-ignore APP_IDS]
            wayloop thumbnail VIDEO FILE.png [--size WxH] [--at TIME] [-m MODE] [-c RRGGBB] [--dim F]
                        [--hwdec H] [--hwdec-device D]
            wayloop decode VIDEO [--hwdec H] [--hwdec-device D] [--frames N] [--queue-frames N]
@@ -102,6 +102,14 @@ public enum Help {
       -o, --output NAME     apply the options after it to output NAME (connector such as
                             DP-1, or "Make Model Serial"), until the next -o; '*' = all
       -i, --video FILE      the video for the current -o scope
+      -w, --workspace NAME VIDEO
+                            while an output of the current -o scope (every output
+                            before the first -o) shows workspace NAME, it plays
+                            VIDEO with its other settings, switched to with its
+                            --transition; on other workspaces, its own video.
+                            The workspace comes from sway's IPC under sway, else
+                            from ext-workspace-v1 (labwc); with neither, -w never
+                            applies
       -m, --mode MODE       fill (default: cover the output, crop the long axis),
                             fit (whole video, bars), stretch, center (1:1 pixels),
                             tile (1:1 pixels, repeated from the top-left), span (one
@@ -163,6 +171,20 @@ public enum Help {
           --no-fullscreen-pause
                             keep drawing an output under a fullscreen window (by
                             default it pauses, where the compositor tells)
+          --pause-when RULES
+                            what pauses an output: never, or one or more of hidden
+                            (the compositor asks for no frames), fullscreen (a
+                            fullscreen window on it), fullscreen-anywhere (one on any
+                            output pauses every output), maximized (a maximized window
+                            on it), any-window (any window on the workspace it shows),
+                            separated by commas (default hidden,fullscreen). Windows
+                            come from sway's IPC under sway, else from
+                            wlr-foreign-toplevel-management; a rule the compositor
+                            cannot answer says so once. An output asked for no frames
+                            is never drawn, whatever the list says
+          --pause-ignore APP_IDS
+                            app_ids, separated by commas, whose windows no rule
+                            counts (a picture-in-picture player, a dock)
           --pause-on-battery
                             pause while running on battery (sysfs power_supply)
           --release-after S free a video's decoder and frames after S seconds with
@@ -178,7 +200,8 @@ public enum Help {
     wayloop ctl talks to the running wayloop (socket $XDG_RUNTIME_DIR/wayloop-$WAYLAND_DISPLAY.sock):
     status, pause/resume/toggle (every output or one), next/prev (a playlist's next or
     previous video), set (switch video or settings at run time; the old video plays until
-    the new one is ready; --transition for that one switch; kept across restarts), forget
+    the new one is ready; --transition for that one switch; --workspace NAME: only while
+    the output shows workspace NAME; kept across restarts), forget
     (drop what set chose for one output or all: back to the command line and config),
     reload, quit, subscribe (one JSON line per state change; --waybar: waybar's
     custom-module JSON). `status --json` is a

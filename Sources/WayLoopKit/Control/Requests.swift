@@ -117,7 +117,7 @@ final class Requests: ControlServerDelegate {
         // A workspace no matched output shows now: its video opens when one does; the reply is now.
         if let ws = entry.workspace, !matching(pattern).contains(where: { $0.workspace == ws }) {
             waiting = []
-            note = !app.knowsWorkspaces ? " (no workspaces are known here: sway's IPC is not reachable)"
+            note = !app.knowsWorkspaces ? " (no workspaces are known here: the compositor says which workspace an output shows neither through sway's IPC nor ext-workspace-v1)"
                 : " (shown when \(pattern ?? "an output") shows workspace '\(ws)')"
         }
         // If the new video fails, the override goes and the old video plays on.
