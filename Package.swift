@@ -14,7 +14,8 @@
 //   WayLoop      the `wayloop` executable: WayLoopKit's first client, through its public API only
 // Tests: WayLoopCoreTests (tables, no compositor), WayLoopE2ETests (real compositors and clips),
 // WayLoopDocsTests (man pages and completions against the binary), WayLoopKitTests (the library's
-// frames in process), WayLoopTestSupport (shared).
+// frames in process; and, @testable, the Hyprland and niri IPC clients on stand-in sockets),
+// WayLoopTestSupport (shared).
 import PackageDescription
 
 let package = Package(

@@ -61,6 +61,12 @@ final class App {
     var toplevels: Toplevels?
     /// sway's IPC, where WayLoop runs under sway (ScreenSource.choose): workspaces and windows.
     var sway: SwayScreen?
+    /// Hyprland's IPC, where WayLoop runs under Hyprland (ScreenSource.choose): workspaces and
+    /// windows. Built from Hyprland's sources; not run on Hyprland (it cannot run here).
+    var hyprland: HyprlandScreen?
+    /// niri's IPC, where WayLoop runs under niri: workspaces and windows. Built from niri's
+    /// sources; not run on niri (not packaged here).
+    var niri: NiriScreen?
     /// ext-workspace-v1, where offered: which workspace each output shows (when sway's IPC does not say).
     var workspaces: Workspaces?
     /// The pause-rule conditions already said to be unknowable here (one notice each).

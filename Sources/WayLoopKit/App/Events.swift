@@ -73,9 +73,9 @@ extension App: ToplevelsDelegate {
         for h in heads.values { updatePause(h) }
     }
 
-    /// The source of what is on screen (ScreenSource.choose): sway's IPC under sway, else
-    /// wlr-foreign-toplevel-management where offered. Hyprland's and niri's IPC adapters are not
-    /// read yet: there the toplevel protocol stands in, with one notice.
+    /// The source of what is on screen (ScreenSource.choose): the compositor's own IPC under sway,
+    /// Hyprland and niri (the last two built from their sources, not run on them), else
+    /// wlr-foreign-toplevel-management's windows and ext-workspace-v1's workspaces where offered.
     func startScreenSource() {
         let chosen = ScreenSource.choose(swaySocket: Sys.env("SWAYSOCK"), hyprlandSignature: Sys.env("HYPRLAND_INSTANCE_SIGNATURE"),
                                          niriSocket: Sys.env("NIRI_SOCKET"), hasForeignToplevel: toplevels != nil)
@@ -87,8 +87,22 @@ extension App: ToplevelsDelegate {
                 sway = client
                 log.scoped("screen").debug("workspaces and windows from sway's IPC ('\(s)')")
             }
-        case .hyprlandIPC, .niriIPC:
-            log.scoped("screen").debug("\(chosen.rawValue) is not read yet: windows from wlr-foreign-toplevel-management")
+        case .hyprlandIPC:
+            // $XDG_RUNTIME_DIR as set (Hyprland's own place), not a fallback of WayLoop's.
+            if let sig = Sys.env("HYPRLAND_INSTANCE_SIGNATURE"),
+               let client = HyprlandScreen(signature: sig, runtimeDirectory: Sys.env("XDG_RUNTIME_DIR"), log: log.scoped("screen")) {
+                client.changed = { [unowned self] in screenChanged() }
+                loop.add(client)
+                hyprland = client
+                log.scoped("screen").debug("workspaces and windows from Hyprland's IPC ('\(sig)')")
+            }
+        case .niriIPC:
+            if let s = NiriIPC.socketPath(Sys.env(NiriIPC.socketVariable)), let client = NiriScreen(socket: s, log: log.scoped("screen")) {
+                client.changed = { [unowned self] in screenChanged() }
+                loop.add(client)
+                niri = client
+                log.scoped("screen").debug("workspaces and windows from niri's IPC ('\(s)')")
+            }
         case .foreignToplevel, .none:
             break
         }
@@ -110,11 +124,13 @@ extension App: ToplevelsDelegate {
         for h in heads.values { updatePause(h) }
     }
 
-    var knowsWorkspaces: Bool { sway?.facts != nil || workspaces != nil }
+    var knowsWorkspaces: Bool { sway?.facts != nil || hyprland?.facts != nil || niri?.facts != nil || workspaces != nil }
 
     /// What is on screen now, and from where.
     func screenFacts() -> (ScreenFacts, ScreenSource) {
         if let f = sway?.facts { return (f, .swayIPC) }
+        if let f = hyprland?.facts { return (f, .hyprlandIPC) }
+        if let f = niri?.facts { return (f, .niriIPC) }
         let name: (OpaquePointer) -> String? = { proxy in self.heads.values.first { $0.output.proxy == proxy }?.name }
         // wlr-foreign-toplevel-management's windows (by output), ext-workspace-v1's workspaces.
         var facts = toplevels?.facts(name) ?? ScreenFacts()
