@@ -17,13 +17,12 @@
 import Glibc
 import WayLoopCore
 
-final class NiriScreen: PollSource {
+final class NiriScreen: SocketSource {
     /// The longest line kept: 4 MiB. A WindowsChanged line is about 500 bytes per window.
     static let limit = 4 << 20
     /// How long connecting and writing the request may take.
     static let requestTimeout: Nanos = 1_000 * 1_000_000
 
-    private var fd: Int32
     private var lines = EventLines(limit: NiriScreen.limit)
     private var chunk = [UInt8](repeating: 0, count: 65536)
     /// niri's reply to the request has been read and is `{"Ok":"Handled"}`.
@@ -43,40 +42,24 @@ final class NiriScreen: PollSource {
     init?(socket: String, log: Logger) {
         self.log = log
         let deadline = Sys.now() + Self.requestTimeout
+        let fd: Int32
         switch UnixSocket.connect(socket) {
-        case .success(let fd): self.fd = fd
+        case .success(let c): fd = c
         case .failure(let why):
             log.debug("niri's IPC at '\(socket)' did not answer: \(why)")
             return nil
         }
         if let why = UnixSocket.send(fd, Array(NiriIPC.eventStreamRequest.utf8), until: deadline) {
             log.debug("cannot ask niri's IPC at '\(socket)' for its event stream: \(why)")
-            close()
+            Glibc.close(fd)
             return nil
         }
-    }
-
-    deinit { close() }
-
-    func close() {
-        if fd >= 0 { Glibc.close(fd) }
-        fd = -1
-    }
-
-    var isOpen: Bool { fd >= 0 }
-
-    // MARK: PollSource
-
-    func fill(_ fds: UnsafeMutablePointer<pollfd>, capacity: Int) -> Int {
-        guard fd >= 0, capacity > 0 else { return 0 }
-        fds[0] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return 1
+        super.init(fd: fd)
     }
 
     /// Reads the lines there now: the reply first, then events. Calls `changed` once if the
     /// facts they leave differ.
-    func handle(_ fds: UnsafeMutablePointer<pollfd>, count: Int) {
-        guard count > 0, fd >= 0, fds[0].revents != 0 else { return }
+    override func readable() {
         var got: [String] = []
         let end = UnixSocket.drain(fd, &chunk) { got += lines.append($0) }
         var dirty = false

@@ -5,9 +5,9 @@
 import Glibc
 import WayLoopCore
 
-final class SwayScreen: PollSource {
-    private var fd: Int32
+final class SwayScreen: SocketSource {
     private var buffer: [UInt8] = []
+    private var chunk = [UInt8](repeating: 0, count: 65536)
     private var workspaces: String?
     /// Replies asked for and not yet read (a get_workspaces and a get_tree per ask).
     private var inFlight = 0
@@ -22,48 +22,27 @@ final class SwayScreen: PollSource {
     /// it cannot be.
     init?(socket: String, log: Logger) {
         self.log = log
-        fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var addr = ControlServer.address(socket)
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        let fd: Int32
+        switch UnixSocket.connect(socket) {
+        case .success(let c): fd = c
+        case .failure(let why):
+            log.debug("sway's IPC at '\(socket)' did not answer: \(why)")
+            return nil
         }
-        guard rc == 0, send(SwayIPC.subscribeMessage) else {
-            log.debug("sway's IPC at '\(socket)' did not answer: \(Sys.errnoText())")
+        if let why = UnixSocket.send(fd, SwayIPC.subscribeMessage, until: Sys.now() + Self.writeTimeout) {
+            log.debug("sway's IPC at '\(socket)' did not answer: \(why)")
             Glibc.close(fd)
             return nil
         }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        super.init(fd: fd)
         ask()
     }
 
-    deinit { close() }
+    /// How long a request may wait for room in the socket.
+    static let writeTimeout: Nanos = 1_000 * 1_000_000
 
-    func close() {
-        if fd >= 0 { Glibc.close(fd) }
-        fd = -1
-    }
-
-    var isOpen: Bool { fd >= 0 }
-
-    // MARK: PollSource
-
-    func fill(_ fds: UnsafeMutablePointer<pollfd>, capacity: Int) -> Int {
-        guard fd >= 0, capacity > 0 else { return 0 }
-        fds[0] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return 1
-    }
-
-    func handle(_ fds: UnsafeMutablePointer<pollfd>, count: Int) {
-        guard count > 0, fd >= 0, fds[0].revents != 0 else { return }
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n > 0 { buffer += chunk[0..<n]; continue }
-            if n < 0 && (errno == EAGAIN || errno == EINTR) { break }
-            ended("sway's IPC closed the connection")
-            return
-        }
+    override func readable() {
+        if let end = UnixSocket.drain(fd, &chunk, { buffer += $0 }) { return ended("sway's IPC \(end)") }
         guard let split = SwayIPC.split(buffer) else { return ended("sway's IPC sent something that is not its protocol") }
         buffer.removeFirst(split.used)
         for m in split.messages { take(m.type, m.payload) }
@@ -100,26 +79,11 @@ final class SwayScreen: PollSource {
     }
 
     private func ask() {
-        guard send(SwayIPC.message(SwayIPC.Request.getWorkspaces.rawValue) + SwayIPC.message(SwayIPC.Request.getTree.rawValue)) else {
-            return ended("cannot write to sway's IPC: \(Sys.errnoText())")
+        let bytes = SwayIPC.message(SwayIPC.Request.getWorkspaces.rawValue) + SwayIPC.message(SwayIPC.Request.getTree.rawValue)
+        if let why = UnixSocket.send(fd, bytes, until: Sys.now() + Self.writeTimeout) {
+            return ended("cannot write to sway's IPC: \(why)")
         }
         inFlight += 1
-    }
-
-    private func send(_ bytes: [UInt8]) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == EAGAIN {
-                var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                if poll(&p, 1, 1000) <= 0 { return false }
-                continue
-            }
-            guard n > 0 else { return false }
-            done += n
-        }
-        return true
     }
 
     private func ended(_ why: String) {
