@@ -43,7 +43,8 @@ final class QuickshellTests: XCTestCase {
         let output = try XCTUnwrap(sway.outputs.first, "sway 1.12 reported no output")
 
         // The picker's world, the test user's: the library (XDG_DATA_HOME/wayloop), the cache the
-        // previews go to, a copy of the binary under test that the test user can reach.
+        // previews go to, copies of the binary under test and of the module that the test user can
+        // reach (a checkout under a 0700 directory, mktemp's or /root, is out of its reach).
         let base = sway.dir + "/picker"
         let library = base + "/data/wayloop"
         let fm = FileManager.default
@@ -55,6 +56,8 @@ final class QuickshellTests: XCTestCase {
         }
         let binary = base + "/bin/wayloop"
         try fm.copyItem(atPath: Repo.binary, toPath: binary)
+        let module = base + "/quickshell"
+        try fm.copyItem(atPath: URL(fileURLWithPath: Repo.path("integrations/quickshell")).resolvingSymlinksInPath().path, toPath: module)
         try fm.copyItem(atPath: Repo.clip("grid.mp4"), toPath: library + "/grid.mp4")
         try SolidClip.make(library + "/backdrop.mp4", colour: "0x" + Self.backdrop.description, size: "320x180")
         try SolidClip.make(library + "/gone.mp4", colour: "0x6040c0", size: "320x180")
@@ -80,7 +83,7 @@ final class QuickshellTests: XCTestCase {
         XCTAssertEqual(prep.status, 0, "chroot_quickshell failed: \(prep.stderr)")
         guard prep.status == 0 else { return }
         let qs = sway.dir + "/tools/qs"
-        let shellQML = Self.hostRoot + URL(fileURLWithPath: Repo.path("integrations/quickshell/shell.qml")).resolvingSymlinksInPath().path
+        let shellQML = Self.hostRoot + URL(fileURLWithPath: module + "/shell.qml").resolvingSymlinksInPath().path
         var qsEnv = env
         qsEnv["WAYLOOP_PICKER_SIZE"] = "\(Self.panelSize.w)x\(Self.panelSize.h)"
         // what the picker runs: the host's wayloop through the chroot's wrapper (also first on PATH)
