@@ -41,6 +41,50 @@ private func failedVideo(_ e: VideoError) -> VideoFacts { VideoFacts(failure: e)
 final class DirectorTests: XCTestCase {
     // MARK: What each output draws
 
+    /// A workspace's colour as the target: at once, without a fade, on the same surface; the
+    /// video under it is not needed (kept ready by syncVideos, as any video switched from).
+    func testAColourAsTheTarget() {
+        let c = RGB(red: 0x20, green: 0x30, blue: 0x40), d = RGB(red: 1, green: 2, blue: 3)
+        let a = settings("/v/a.mp4")
+        var colour = a
+        colour.solid = c
+        var nothingElse = settings("")
+        nothingElse.solid = c
+        typealias Row = (what: String, head: HeadView, want: [HeadEffect])
+        let rows: [Row] = [
+            ("from a video: the colour at once, the video no longer drawn",
+             head(target: colour, drawn: a),
+             [.setDrawn(nil), .setSolid(c), .invalidate, .updatePause, .switchedToColour(c, announce: true), .markPlaying]),
+            ("during a fade: the fade ends",
+             head(target: colour, drawn: a) { $0.fadeFrom = settings("/v/old.mp4") },
+             [.cancelFade, .setDrawn(nil), .setSolid(c), .invalidate, .updatePause, .switchedToColour(c, announce: true), .markPlaying]),
+            ("a --transition for the switch is used up", head(target: colour, drawn: a) { $0.nextTransition = Transition.none },
+             [.consumeTransition, .setDrawn(nil), .setSolid(c), .invalidate, .updatePause, .switchedToColour(c, announce: true), .markPlaying]),
+            ("already shown: nothing but the state", head(target: colour) { $0.solid = c }, [.markPlaying]),
+            ("another colour", head(target: colour) { $0.solid = d },
+             [.setSolid(c), .invalidate, .updatePause, .switchedToColour(c, announce: true), .markPlaying]),
+            ("a new output: a surface for it, no announcement", head(target: colour, surface: false),
+             [.setSolid(c), .invalidate, .updatePause, .switchedToColour(c, announce: false), .markPlaying, .ensureSurface]),
+            ("an output with only the colour", head(target: nothingElse, surface: false),
+             [.setSolid(c), .invalidate, .updatePause, .switchedToColour(c, announce: false), .markPlaying, .ensureSurface]),
+        ]
+        for r in rows {
+            XCTAssertEqual(Director.reconcile(r.head, World(heads: [r.head], videos: ["/v/a.mp4": playing()])), r.want, r.what)
+        }
+        // Back to the video from the colour: drawn at once when ready (a cut: no picture of
+        // video to fade from), with no black frame.
+        let back = head(target: a) { $0.solid = c }
+        XCTAssertEqual(Director.reconcile(back, World(heads: [back], videos: ["/v/a.mp4": playing()])),
+                       [.consumeTransition, .cancelFade, .setDrawn(a), .setSolid(nil), .invalidate, .updatePause,
+                        .switched(to: "/v/a.mp4", announce: false), .markPlaying])
+        // The colour needs no decoder: the video under it is kept for the way back.
+        let shown = head(target: colour) { $0.solid = c }
+        XCTAssertEqual(Director.needed(World(heads: [shown], videos: ["/v/a.mp4": playing()])), [])
+        XCTAssertEqual(Director.syncVideos(World(heads: [shown], videos: ["/v/a.mp4": playing()]), playlistItems: [], started: true,
+                                           keepRecent: 3, cacheBudget: 1 << 30), [.keep("/v/a.mp4")])
+        XCTAssertEqual(Director.needed(World(heads: [head(target: nothingElse)], videos: [:])), [], "no \"\" to open")
+    }
+
     func testReconcileTable() {
         let a = settings("/v/a.mp4"), b = settings("/v/b.mp4")
         let noFade = settings("/v/b.mp4", transition: .none)
@@ -553,5 +597,16 @@ final class SharedPicturesTests: XCTestCase {
             ("two pairs: both", [a720, b1080, a720, b1080], [a720, b1080]),
         ]
         for r in rows { XCTAssertEqual(Director.sharedPictures(r.shown), r.want, r.what) }
+    }
+}
+
+final class FrameTraceLineTests: XCTestCase {
+    func testTheVideoTagAndTheWeight() {
+        XCTAssertEqual(FrameTraceLine.videoTag("/v/a b.mp4").count, 16)
+        XCTAssertNotEqual(FrameTraceLine.videoTag("/v/a.mp4"), FrameTraceLine.videoTag("/v/b.mp4"))
+        XCTAssertEqual(FrameTraceLine.videoTag(""), "cbf29ce484222325", "FNV-1a 64's offset basis")
+        let rows: [(Double, String)] = [(1, "1"), (1.5, "1"), (0.9996, "1"), (0.5, "0.500"), (0.05, "0.050"), (0.0004, "0.000"),
+                                        (0, "0.000"), (-1, "0.000"), (0.123456, "0.123")]
+        for (w, text) in rows { XCTAssertEqual(FrameTraceLine.weight(w), text, "\(w)") }
     }
 }

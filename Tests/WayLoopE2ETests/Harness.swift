@@ -440,16 +440,21 @@ enum TraceFile {
         /// How long wayloop's threads had waited for a CPU in all by the commit (0 in a trace
         /// without that field).
         var waited: Int64 = 0
+        /// FrameTraceLine.videoTag of the committed picture's video, and its weight in a fade
+        /// (nil, 1: a trace without those fields).
+        var video: String?
+        var weight: Double = 1
     }
 
     static func records(_ path: String) -> [Record] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
             let f = line.split(separator: " ")
-            guard f.count == 6 || f.count == 7, let p = Int(f[1]), let i = Int(f[2]), let m = Int64(f[3]), let c = Int64(f[4]),
+            guard [6, 7, 9].contains(f.count), let p = Int(f[1]), let i = Int(f[2]), let m = Int64(f[3]), let c = Int64(f[4]),
                   let t = Int64(f[5]) else { return nil }
             return Record(output: String(f[0]), pass: p, index: i, media: m, commit: c, presented: t,
-                          waited: f.count == 7 ? Int64(f[6]) ?? 0 : 0)
+                          waited: f.count >= 7 ? Int64(f[6]) ?? 0 : 0, video: f.count == 9 ? String(f[7]) : nil,
+                          weight: f.count == 9 ? Double(f[8]) ?? 1 : 1)
         }
     }
 

@@ -5,6 +5,7 @@
 // second visit take the video kept ready (no second open); `ctl set --workspace` adds one, kept
 // in the state file across a restart; status and `ctl subscribe` say the workspace.
 import Foundation
+import WayLoopCore
 import WayLoopTestSupport
 import XCTest
 
@@ -61,15 +62,20 @@ final class WorkspacePlaybackTests: CompositorTestCase {
 
     private func workspaces(_ c: Compositor, env: [String: String], switchTo: (String) throws -> Int32) throws {
         let out = c.outputs[0]
-        let red = try solid("red", "red"), blue = try solid("blue", "blue")
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-ws-state-\(UUID().uuidString.prefix(6))").path
-        defer { try? FileManager.default.removeItem(atPath: state) }
+        let grid = Repo.clip("grid.mp4"), red = try solid("red", "red"), blue = try solid("blue", "blue")
+        let tmp = FileManager.default.temporaryDirectory.path + "/wayloop-ws-\(UUID().uuidString.prefix(6))"
+        let state = tmp + "-state", trace = tmp + "-trace"
+        defer {
+            try? FileManager.default.removeItem(atPath: state)
+            try? FileManager.default.removeItem(atPath: trace)
+        }
         XCTAssertEqual(try switchTo("1"), 0)
-        var w = try Wayloop([Repo.clip("grid.mp4"), "-w", "2", red, "-v"], env: env, stateHome: state)
+        // Workspace 3: a colour, until `ctl set --workspace 3` below gives it a video.
+        var w = try Wayloop([grid, "-w", "2", red, "-w", "3", "#3060c0", "--trace-frames", trace, "-v"], env: env, stateHome: state)
         defer { _ = w.stop() }
         XCTAssertTrue(w.waitForState(out, state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
         XCTAssertTrue(Wait.until(timeout: 10) { self.statusOf(w, out)?["workspace"] as? String == "1" }, "\(w.lastStatus)")
-        XCTAssertEqual(statusOf(w, out)?["video"] as? String, Repo.clip("grid.mp4"))
+        XCTAssertEqual(statusOf(w, out)?["video"] as? String, grid)
 
         // Workspace 2: red, reached through the fade, with no black picture on the way.
         XCTAssertEqual(try switchTo("2"), 0)
@@ -87,13 +93,35 @@ final class WorkspacePlaybackTests: CompositorTestCase {
             let s = self.statusOf(w, out)
             return s?["video"] as? String == red && s?["workspace"] as? String == "2" && s?["state"] as? String == "playing"
         }, "\(w.lastStatus)")
+        // Frame by frame (the trace of every commit, with its video and its weight in the fade).
+        XCTAssertTrue(Wait.until(timeout: 10) { self.settled(trace, out, on: red) }, "the fade to red never ended in the trace")
+        checkSwitch(TraceFile.records(trace).filter { $0.output == out }, from: grid, to: red)
 
         // Back, and there again: the red video was kept ready (opened once).
         XCTAssertEqual(try switchTo("1"), 0)
-        XCTAssertTrue(Wait.until(timeout: 10) { self.statusOf(w, out)?["video"] as? String == Repo.clip("grid.mp4") }, "\(w.lastStatus)")
+        XCTAssertTrue(Wait.until(timeout: 10) { self.statusOf(w, out)?["video"] as? String == grid }, "\(w.lastStatus)")
         XCTAssertEqual(try switchTo("2"), 0)
         XCTAssertTrue(Wait.until(timeout: 10) { self.statusOf(w, out)?["video"] as? String == red }, "\(w.lastStatus)")
         XCTAssertEqual(w.stderr.components(separatedBy: "playing '\(red)'").count - 1, 1, "the red video was opened again: \(w.stderr)")
+
+        // Workspace 3: the colour, at once, and no video drawn under it (nothing committed).
+        XCTAssertEqual(try switchTo("3"), 0)
+        XCTAssertTrue(Wait.until(timeout: 10) {
+            guard let img = try? c.shot(out) else { return false }
+            return img.pixel(img.width / 2 + 37, img.height / 2 + 23).close(to: RGB8(0x30, 0x60, 0xc0), tolerance: 12)
+        }, "workspace 3 never showed its colour: \(w.lastStatus); \(w.stderr)")
+        let colourStatus = statusOf(w, out)
+        XCTAssertTrue(colourStatus?["video"] is NSNull, "\(w.lastStatus)")
+        XCTAssertEqual(colourStatus?["showing"] as? String, "the colour 3060c0", "\(w.lastStatus)")
+        XCTAssertEqual(colourStatus?["state"] as? String, "playing", "\(w.lastStatus)")
+        let committed = TraceFile.records(trace).count
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(TraceFile.records(trace).count, committed, "a video was drawn under the colour")
+        // Back to the video the colour replaced: it was kept ready.
+        XCTAssertEqual(try switchTo("1"), 0)
+        XCTAssertTrue(Wait.until(timeout: 10) { self.statusOf(w, out)?["video"] as? String == grid }, "\(w.lastStatus)")
+        XCTAssertTrue(Wait.until(timeout: 10) { TraceFile.records(trace).count > committed }, "the video did not come back")
+        XCTAssertEqual(w.stderr.components(separatedBy: "playing '\(grid)'").count - 1, 1, "the grid video was opened again: \(w.stderr)")
 
         // ctl set --workspace: for a workspace not shown, at once, with what happens when.
         let set = Shell.run([Repo.binary, "ctl", "set", "*", "--workspace", "3", blue], env: w.env, timeout: 20)
@@ -108,11 +136,47 @@ final class WorkspacePlaybackTests: CompositorTestCase {
         // Kept across a restart (the state file), with the command line's own.
         XCTAssertEqual(try switchTo("1"), 0)
         XCTAssertEqual(w.stop(), 0)
-        w = try Wayloop([Repo.clip("grid.mp4"), "-w", "2", red], env: env, stateHome: state)
+        w = try Wayloop([grid, "-w", "2", red, "-w", "3", "#3060c0"], env: env, stateHome: state)
         XCTAssertTrue(w.waitForState(out, state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
         XCTAssertEqual(try switchTo("3"), 0)
         XCTAssertTrue(Wait.until(timeout: 10) { self.statusOf(w, out)?["video"] as? String == blue }, "not restored: \(w.lastStatus); \(w.stderr)")
         XCTAssertEqual(try switchTo("1"), 0)
+    }
+
+    /// The trace has a commit of `video` alone on screen (the fade to it is over).
+    private func settled(_ trace: String, _ out: String, on video: String) -> Bool {
+        let tag = FrameTraceLine.videoTag(video)
+        return TraceFile.records(trace).contains { $0.output == out && $0.video == tag && $0.weight == 1 }
+    }
+
+    /// The switch from `a` to `b` frame by frame: `a`'s frames alone and in order, then commits of
+    /// `b` mixed over `a` with a weight that only rises (the fade: at least its first step), then
+    /// `b`'s frames alone and in order; nothing else is ever committed (a picture of neither
+    /// would be a blank or a stale frame between them).
+    private func checkSwitch(_ records: [TraceFile.Record], from a: String, to b: String, file: StaticString = #filePath, line: UInt = #line) {
+        let ta = FrameTraceLine.videoTag(a), tb = FrameTraceLine.videoTag(b)
+        XCTAssertTrue(records.allSatisfy { $0.video == ta || $0.video == tb }, "a commit of neither video: \(records.map { $0.video ?? "-" })",
+                      file: file, line: line)
+        guard let first = records.firstIndex(where: { $0.video == tb }) else { return XCTFail("no commit of \(b)", file: file, line: line) }
+        let before = records[..<first], after = records[first...]
+        XCTAssertFalse(before.isEmpty, "no commit of \(a) before the switch", file: file, line: line)
+        XCTAssertTrue(before.allSatisfy { $0.video == ta && $0.weight == 1 }, "\(a) mixed before the switch", file: file, line: line)
+        XCTAssertTrue(after.allSatisfy { $0.video == tb }, "\(a) committed again after the switch", file: file, line: line)
+        let mixed = after.prefix { $0.weight < 1 }
+        XCTAssertFalse(mixed.isEmpty, "no fade: the first commit of \(b) was not mixed", file: file, line: line)
+        XCTAssertEqual(mixed.first?.weight, 0, "the fade did not start from the old picture", file: file, line: line)
+        for (x, y) in zip(mixed, mixed.dropFirst()) {
+            XCTAssertLessThan(x.weight, y.weight, "the fade's weight fell or stood still", file: file, line: line)
+        }
+        let alone = after.dropFirst(mixed.count)
+        XCTAssertFalse(alone.isEmpty, "the fade never ended", file: file, line: line)
+        XCTAssertTrue(alone.allSatisfy { $0.weight == 1 }, "\(b) mixed again after its fade", file: file, line: line)
+        // In order: never an earlier frame of either video (a redraw may commit the same frame
+        // again: a fade step redraws the mix, its end draws the new picture alone).
+        func order(_ r: TraceFile.Record) -> Int { r.pass * 1_000_000 + r.index }
+        for (x, y) in zip(before, before.dropFirst()) { XCTAssertLessThanOrEqual(order(x), order(y), "\(a) out of order", file: file, line: line) }
+        for (x, y) in zip(after, after.dropFirst()) { XCTAssertLessThanOrEqual(order(x), order(y), "\(b) out of order", file: file, line: line) }
+        print("workspace switch: \(before.count) commits of the old video, \(mixed.count) fade steps, then \(alone.count) of the new one")
     }
 }
 

@@ -134,6 +134,8 @@ public enum HeadEffect: Equatable, Sendable {
     case consumeTransition
     /// It switched to a new video: one notice (when it showed one before) and one state event.
     case switched(to: String, announce: Bool)
+    /// It switched to a colour (a workspace's entry): the same, for a colour.
+    case switchedToColour(RGB, announce: Bool)
     /// Draw it again, whatever its frame.
     case invalidate
     /// Recompute its fullscreen and battery pause reasons (they follow the drawn settings).
@@ -183,7 +185,8 @@ public enum Director {
     public static func needed(_ w: World) -> Set<String> {
         var needed = Set(w.heads.compactMap(\.drawn?.video)).union(w.heads.compactMap(\.fadeFrom?.video))
         for h in w.heads {
-            guard let t = h.target else { continue }
+            // A colour needs no decoder (the output's own video is kept as any other switched from).
+            guard let t = h.target, t.solid == nil else { continue }
             if !w.failed(t.video) { needed.insert(t.video) } else if case .video(let f)? = t.fallback { needed.insert(f) }
         }
         return needed.union(w.preloads.filter { !w.failed($0) })
@@ -232,6 +235,7 @@ public enum Director {
             let fx: [HeadEffect] = h.drawn != nil || h.solid != nil || h.hasSurface ? [.dropSurface, .setDrawn(nil), .setSolid(nil)] : []
             return fx + [.event(.unload)]
         }
+        if let colour = target.solid { return showColour(colour, h, w) }
         var fx: [HeadEffect] = []
         var want: OutputSettings? = target
         if let e = w.video(target.video).failure {
@@ -285,6 +289,23 @@ public enum Director {
         }
         if drawn != nil && !w.failed(target.video) { fx.append(.markPlaying) }
         if needsSurface(h, drawn: drawn, solid: solid(after: fx, was: h.solid), w) { fx.append(.ensureSurface) }
+        return fx
+    }
+
+    /// A colour as the target (a workspace's entry): at once, in place of the video (which
+    /// stops being drawn: no fade, whose steps mix two pictures of video), on the same surface.
+    /// The output plays: its state is what it would be with a video, and its pause rules still
+    /// apply.
+    static func showColour(_ colour: RGB, _ h: HeadView, _ w: World) -> [HeadEffect] {
+        var fx: [HeadEffect] = []
+        if h.fadeFrom != nil { fx.append(.cancelFade) }
+        if h.nextTransition != nil { fx.append(.consumeTransition) }
+        if h.drawn != nil { fx += [.setDrawn(nil)] }
+        if h.solid != colour {
+            fx += [.setSolid(colour), .invalidate, .updatePause, .switchedToColour(colour, announce: h.drawn != nil || h.solid != nil)]
+        }
+        fx.append(.markPlaying)
+        if needsSurface(h, drawn: nil, solid: colour, w) { fx.append(.ensureSurface) }
         return fx
     }
 

@@ -53,6 +53,7 @@ public enum ControlRequest: Equatable, Sendable {
             }
             if let ws = e.workspace { pairs.append(("workspace", .string(ws))) }
             if let v = e.video { pairs.append(("video", .string(v))) }
+            if let c = e.solid { pairs.append(("solid", .string(c.description))) }
             for setting in EntrySettings.runtime {
                 guard let v = setting.value(in: e) else { continue }
                 pairs.append((setting.key, setting.numeric ? .number(Double(v) ?? 0) : .string(v)))
@@ -103,6 +104,12 @@ public enum ControlRequest: Equatable, Sendable {
             if let v = value["video"], v != .null {
                 guard let s = v.string else { return .failure(.malformed("\"video\" must be a string")) }
                 e.video = s
+            }
+            if let v = value["solid"], v != .null {
+                guard let c = v.string.flatMap(RGB.init(hex:)) else { return .failure(.malformed("\"solid\" must be a colour RRGGBB")) }
+                guard e.workspace != nil else { return .failure(.malformed("\"solid\" is for a workspace's entry (with \"workspace\")")) }
+                guard e.video == nil else { return .failure(.malformed("\"video\" and \"solid\" are one entry's two choices: name one")) }
+                e.solid = c
             }
             for setting in EntrySettings.runtime {
                 guard let field = value[setting.key] else { continue }
@@ -264,10 +271,15 @@ public enum CtlParser {
                 }
                 if try !c.applySetting(a, to: &e) {
                     if a.hasPrefix("-") && a.count > 1 { throw .unknownOption(a) }
-                    if let v = e.video { throw .ctl("set takes one VIDEO (or directory, or playlist): '\(v)', not also '\(a)'") }
+                    if let v = e.video ?? e.solid?.description { throw .ctl("set takes one VIDEO (or directory, or playlist): '\(v)', not also '\(a)'") }
                     e.video = a
                 }
                 c.advance()
+            }
+            // A workspace's entry may be a colour (`set '*' --workspace 4 '#203040'`).
+            if e.workspace != nil, let v = e.video, let c = RGB(hex: v) {
+                e.video = nil
+                e.solid = c
             }
             guard !e.fieldsSet.isEmpty else {
                 throw .ctl("set needs VIDEO or a setting to change")

@@ -107,6 +107,7 @@ public enum Help {
                             before the first -o) shows workspace NAME, it plays
                             VIDEO with its other settings, switched to with its
                             --transition; on other workspaces, its own video.
+                            VIDEO may be a colour RRGGBB (shown at once, no fade).
                             The workspace comes from sway's IPC under sway, else
                             from ext-workspace-v1 (labwc); with neither, -w never
                             applies
@@ -201,7 +202,8 @@ public enum Help {
     status, pause/resume/toggle (every output or one), next/prev (a playlist's next or
     previous video), set (switch video or settings at run time; the old video plays until
     the new one is ready; --transition for that one switch; --workspace NAME: only while
-    the output shows workspace NAME; kept across restarts), forget
+    the output shows workspace NAME, where VIDEO may be a colour RRGGBB; kept across
+    restarts), forget
     (drop what set chose for one output or all: back to the command line and config),
     reload, quit, subscribe (one JSON line per state change; --waybar: waybar's
     custom-module JSON). `status --json` is a

@@ -195,7 +195,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let workspace { s += ", workspace '\(workspace)'" }
         if let position { s += ", at \(String(oneDecimal: position)) s" }
         s += ", \(framesShown) frames shown, \(framesDropped) dropped"
-        if let showing { s += ", showing \(showing) instead" }
+        if let showing { s += video == nil ? ", showing \(showing)" : ", showing \(showing) instead" }
         if let p = playlist { s += ", \(p.line)" }
         if let maxFps { s += ", at most \(FrameCap.text(maxFps)) fps" }
         if let renderer { s += " [\(renderer)]" }
@@ -395,6 +395,8 @@ public struct StateEvent: Equatable, Sendable {
     /// The workspace the output shows, where the compositor says (a switch of workspace that
     /// switches the video sends an event with it).
     public var workspace: String?
+    /// The colour it shows in place of a video (a workspace's entry; `video` is then nil).
+    public var solid: RGB?
     /// An event for `output`, now in `state` with `video`, and its playlist place if it plays one.
     public init(output: String, state: VideoPlayerState, video: String?, playlist: PlaylistStatus? = nil) {
         self.output = output
@@ -418,7 +420,7 @@ public struct StateEvent: Equatable, Sendable {
     public var json: JSON {
         .object([("event", .string("state")), ("output", .string(output))] + Self.stateFields(state)
                 + [("video", video.map { .string($0) } ?? .null)] + (playlist.map { [("playlist", $0.json)] } ?? [])
-                + (workspace.map { [("workspace", .string($0))] } ?? []))
+                + (workspace.map { [("workspace", .string($0))] } ?? []) + (solid.map { [("solid", .string($0.description))] } ?? []))
     }
 }
 

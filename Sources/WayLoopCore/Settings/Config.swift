@@ -110,8 +110,11 @@ public enum ConfigFile {
                 var n = String(key.dropFirst("workspace".count)).trimmed
                 if n.count >= 2 && n.hasPrefix("\"") && n.hasSuffix("\"") { n = String(n.dropFirst().dropLast()) }
                 guard let ws = WorkspaceName.parse(n) else { throw fail("'\(key)': \(WorkspaceName.expected) after 'workspace'") }
-                var e = OutputEntry(selector: current.selector, workspace: ws, video: locate(value))
-                e.videoOrigin = "\(path):\(lineNumber)"
+                var e = OutputEntry(workspace: ws, selector: current.selector, showing: value)
+                if e.video != nil {
+                    e.video = locate(value)
+                    e.videoOrigin = "\(path):\(lineNumber)"
+                }
                 workspaces.append(e)
             case "renderer":
                 guard current.selector == .all && entries.isEmpty else {

@@ -104,6 +104,9 @@ public struct OutputEntry: Equatable, Sendable {
     public var workspace: String?
     /// `-i VIDEO` or a bare VIDEO: a video file, a directory or a playlist file.
     public var video: String?
+    /// A colour where the video goes: a workspace's entry that names `RRGGBB` or `#RRGGBB`
+    /// (`-w 2 '#203040'`). It and `video` are one slot: the later entry's wins.
+    public var solid: RGB?
     /// `-m`: how the video is placed on the output.
     public var mode: ScaleMode?
     /// `-c`: the colour of bars and borders.
@@ -163,6 +166,12 @@ public struct OutputEntry: Equatable, Sendable {
         self.fallback = fallback
         self.pauseOnFullscreen = pauseOnFullscreen
         self.pauseOnBattery = pauseOnBattery
+    }
+
+    /// A workspace's entry for `value`: a colour (`RRGGBB`, `#RRGGBB`) or a video.
+    public init(workspace: String, selector: OutputSelector, showing value: String) {
+        self.init(selector: selector, workspace: workspace)
+        if let c = RGB(hex: value) { solid = c } else { video = value }
     }
 
     /// Relative video paths made absolute against `directory` (and `~/` against `home`).
@@ -231,6 +240,9 @@ public struct OutputSettings: Equatable, Sendable {
     public var playlist: String?
     /// Its part of the canvas, with a span mode (set by the app from the outputs' layout).
     public var span: SpanView?
+    /// It shows this colour, not a video: the workspace it shows has a colour as its entry.
+    /// `video` is then the output's own video ("" when it has none), kept ready for the way back.
+    public var solid: RGB?
     public init(video: String, mode: ScaleMode = .fill, color: RGB = .black, dim: Double = 0,
                 fallback: Fallback? = nil, pauseOnFullscreen: Bool = true, pauseOnBattery: Bool = false,
                 interval: Double? = nil, loops: Int? = nil, shuffle: Bool = false, transition: Transition = .standard) {
@@ -338,8 +350,13 @@ public struct Options: Equatable, Sendable {
             let mine = entries.filter { $0.workspace == ws && applies($0) }
             return mine.filter { $0.selector == .all } + mine.filter { $0.selector != .all }
         }
+        var solid: RGB?
         for e in layer(nil) + (workspace.map(layer) ?? []) {
-            merged.video = e.video ?? merged.video
+            if let v = e.video {
+                merged.video = v
+                solid = nil
+            }
+            if let c = e.solid { solid = c }
             merged.mode = e.mode ?? merged.mode
             merged.color = e.color ?? merged.color
             merged.dim = e.dim ?? merged.dim
@@ -359,8 +376,8 @@ public struct Options: Equatable, Sendable {
             merged.hwdecDevice = e.hwdecDevice ?? merged.hwdecDevice
             merged.fit = e.fit ?? merged.fit
         }
-        guard let video = merged.video else { return nil }
-        var s = OutputSettings(video: video, mode: merged.mode ?? .fill,
+        guard merged.video != nil || solid != nil else { return nil }
+        var s = OutputSettings(video: merged.video ?? "", mode: merged.mode ?? .fill,
                                color: merged.color ?? .black, dim: merged.dim ?? 0, fallback: merged.fallback,
                                pauseOnFullscreen: pauseOnFullscreen ?? merged.pauseOnFullscreen ?? true,
                                pauseOnBattery: pauseOnBattery ?? merged.pauseOnBattery ?? false,
@@ -374,6 +391,7 @@ public struct Options: Equatable, Sendable {
         s.fit = merged.fit ?? .auto
         s.pauseWhen = merged.pauseWhen ?? .standard
         s.pauseIgnore = merged.pauseIgnore ?? []
+        s.solid = solid
         return s
     }
 
@@ -543,8 +561,8 @@ public enum OptionParser {
                 let name = try c.value(of: arg)
                 guard let ws = WorkspaceName.parse(name) else { throw .badValue(option: arg, value: name, expected: WorkspaceName.expected) }
                 let v = try c.value(of: arg + " " + name)
-                guard !v.isEmpty else { throw .badValue(option: arg + " " + name, value: v, expected: "a video") }
-                workspaceEntries.append(OutputEntry(selector: current.selector, workspace: ws, video: v))
+                guard !v.isEmpty else { throw .badValue(option: arg + " " + name, value: v, expected: "a video or a colour RRGGBB") }
+                workspaceEntries.append(OutputEntry(workspace: ws, selector: current.selector, showing: v))
             case "--":
                 for rest in c.rest() { try positional(rest) }
                 continue

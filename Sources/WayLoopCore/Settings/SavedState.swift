@@ -44,7 +44,7 @@ public struct SavedState: Equatable, Sendable {
             mix("entry")
             mix(e.selector.text)
             if let ws = e.workspace { mix("workspace " + ws) }
-            mix(e.video ?? "-")
+            mix(e.video ?? e.solid.map { "solid " + $0.description } ?? "-")
             for s in EntrySettings.all { mix(s.value(in: e) ?? "-") }
             mix(e.renderer?.rawValue ?? "-")
         }
@@ -67,6 +67,7 @@ public struct SavedState: Equatable, Sendable {
         var pairs: [(String, JSON)] = [("output", .string(e.selector.text))]
         if let ws = e.workspace { pairs.append(("workspace", .string(ws))) }
         if let v = e.video { pairs.append(("video", .string(v))) }
+        if let c = e.solid { pairs.append(("solid", .string(c.description))) }
         for s in EntrySettings.all { if let v = s.value(in: e) { pairs.append((s.key, .string(v))) } }
         return .object(pairs)
     }
@@ -132,6 +133,11 @@ public struct SavedState: Equatable, Sendable {
                 e.video = text
                 continue
             }
+            if key == "solid" {
+                guard let c = RGB(hex: text) else { return .failure(.malformed("\"solid\" is not a colour RRGGBB")) }
+                e.solid = c
+                continue
+            }
             if key == "workspace" {
                 guard let ws = WorkspaceName.parse(text) else { return .failure(.malformed("\"workspace\": \(WorkspaceName.expected)")) }
                 e.workspace = ws
@@ -141,6 +147,7 @@ public struct SavedState: Equatable, Sendable {
             guard setting.set(text, in: &e) else { return .failure(.malformed("\"\(key)\": \(setting.problem(text))")) }
         }
         if case .video(let f)? = e.fallback, !f.hasPrefix("/") { return .failure(.malformed("\"fallback\" is not an absolute path")) }
+        if e.solid != nil && (e.workspace == nil || e.video != nil) { return .failure(.malformed("\"solid\" is for a workspace's entry, without \"video\"")) }
         guard !e.fieldsSet.isEmpty else { return .failure(.malformed("it sets nothing")) }
         return .success(e)
     }

@@ -159,7 +159,7 @@ extension OutputEntry {
     /// The fields this entry sets (video and every table setting), by name.
     public var fieldsSet: Set<String> {
         var f = Set(EntrySettings.all.filter { $0.value(in: self) != nil }.map(\.key))
-        if video != nil { f.insert("video") }
+        if video != nil || solid != nil { f.insert("video") }
         if renderer != nil { f.insert("renderer") }
         return f
     }

@@ -41,8 +41,11 @@ extension App {
     }
 
     func stateEvent(_ h: Head) -> StateEvent {
-        var e = StateEvent(output: h.name, state: h.player.state, video: h.drawn?.video ?? h.target?.video, playlist: playlistStatus(h))
+        let colour = h.target?.solid
+        var e = StateEvent(output: h.name, state: h.player.state, video: colour != nil ? nil : h.drawn?.video ?? h.target?.video,
+                           playlist: playlistStatus(h))
         e.workspace = h.workspace
+        e.solid = colour
         return e
     }
 

@@ -32,7 +32,7 @@ extension App: OutputDelegate {
         // Its place in the layout may change every span canvas (and it is compared below).
         assignSpans()
         if first {
-            let what = h.target.map { "'\($0.video)'" } ?? "nothing (no entry matches)"
+            let what = h.target.map { t in t.solid.map { "the colour \($0)" } ?? "'\(t.video)'" } ?? "nothing (no entry matches)"
             log.debug("\(h.name): \(i.modeSize) scale \(i.scale) (\(i.description)): for \(what)")
         } else if changed {
             log.debug("\(h.name): now \(i.modeSize) scale \(i.scale)")
@@ -70,7 +70,8 @@ extension App: LayerSurfaceDelegate {
 
 extension App: ToplevelsDelegate {
     func fullscreenOutputsChanged() {
-        for h in heads.values { updatePause(h) }
+        let screen = screenFacts()
+        for h in heads.values { updatePause(h, screen: screen) }
     }
 
     /// The source of what is on screen (ScreenSource.choose): the compositor's own IPC under sway,
@@ -111,7 +112,7 @@ extension App: ToplevelsDelegate {
     /// What is on screen changed: an output that shows another workspace takes that workspace's
     /// settings (its video switches as `ctl set` switches one), and the pause rules are applied.
     func screenChanged() {
-        let facts = screenFacts().0
+        let screen = screenFacts(), facts = screen.0
         var moved = false
         for h in heads.values {
             let ws = facts.activeWorkspace(on: h.name)
@@ -121,7 +122,8 @@ extension App: ToplevelsDelegate {
             }
         }
         if moved && options.hasWorkspaceEntries { settingsChanged() }
-        for h in heads.values { updatePause(h) }
+        // The facts once for every output (each output's toplevels are gathered from them).
+        for h in heads.values { updatePause(h, screen: screen) }
     }
 
     var knowsWorkspaces: Bool { sway?.facts != nil || hyprland?.facts != nil || niri?.facts != nil || workspaces != nil }
@@ -138,9 +140,10 @@ extension App: ToplevelsDelegate {
         return (facts, toplevels == nil ? .none : .foreignToplevel)
     }
 
-    /// Recomputes the window-rule and battery reasons of one output from its pause rules.
-    func updatePause(_ h: Head) {
-        let (facts, source) = screenFacts()
+    /// Recomputes the window-rule and battery reasons of one output from its pause rules;
+    /// `screen`: what is on screen, when the caller has it already.
+    func updatePause(_ h: Head, screen: (ScreenFacts, ScreenSource)? = nil) {
+        let (facts, source) = screen ?? screenFacts()
         let settings = h.drawn ?? h.target
         let (rule, battery) = PauseRules.reasons(settings, output: h.name, layer: options.layer, facts: facts, source: source,
                                                  outputs: heads.values.map(\.name), onBattery: onBattery)

@@ -120,7 +120,8 @@ extension Head {
         guard let frame = v.current, let picture = v.picture,
               Schedule.worthCommit(needsRedraw: s.needsRedraw, frameIsNew: isNew(v), fadeStepDue: stepDue) else { return }
         try sink.present(picture, settings: settings, on: s, shared: fading == nil && shared, fading: fading) {
-            trace?.committing(output: id, name: name, surface: s.wlSurface, frame: frame, at: now)
+            trace?.committing(output: id, name: name, surface: s.wlSurface, frame: frame, video: settings.video,
+                              weight: fading?.weight ?? 1, at: now)
         }
         s.didDraw(serial: v.serial)
         report.committed = true

@@ -10,7 +10,7 @@ extension App {
     func targetSettings(_ o: Output) -> OutputSettings? {
         let workspace = options.hasWorkspaceEntries ? screenFacts().0.activeWorkspace(on: o.info.name) : nil
         guard let s = options.settings(forOutput: o.info.name, description: o.info.description, workspace: workspace) else { return nil }
-        guard !videos.failed(s.video), playlistKind(s.video) else { return s }
+        guard s.solid == nil, !videos.failed(s.video), playlistKind(s.video) else { return s }
         return playlists.resolve(s, old: playlists.run(of: heads[o.globalName]?.target), videos: &videos)
     }
 

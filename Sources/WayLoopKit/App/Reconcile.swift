@@ -42,6 +42,9 @@ extension App {
         case .switched(let video, let announce):
             if announce { log.notice("\(h.name): switched to '\(video)'") }
             publishVideoChange(h)
+        case .switchedToColour(let colour, let announce):
+            if announce { log.notice("\(h.name): switched to the colour \(colour)") }
+            publishVideoChange(h)
         case .invalidate: h.surface?.invalidate()
         case .updatePause: updatePause(h)
         case .markPlaying: markPlaying(h)

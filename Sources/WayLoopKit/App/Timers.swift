@@ -56,7 +56,8 @@ extension App {
         let battery = PowerSupply.onBattery(PowerMonitor.read())
         if battery != onBattery {
             onBattery = battery
-            for h in heads.values { updatePause(h) }
+            let screen = screenFacts()
+        for h in heads.values { updatePause(h, screen: screen) }
             needsReconcile = true  // --battery-fps: the caps change
         }
     }

@@ -106,7 +106,7 @@ final class Requests: ControlServerDelegate {
         let tag = app.addOverride(entry)
         let pattern: String? = { if case .named(let n) = entry.selector { return n }; return nil }()
         if let transition { app.setNextTransition(transition, for: matching(pattern)) }
-        let what = entry.video.map { "'\($0)'" } ?? "new settings"
+        let what = entry.video.map { "'\($0)'" } ?? entry.solid.map { "the colour \($0)" } ?? "new settings"
         var target = pattern ?? "every output"
         if let ws = entry.workspace { target += ", workspace '\(ws)'" }
         app.log.notice("\(target): \(what) (wayloop ctl set)")
@@ -264,7 +264,8 @@ final class Requests: ControlServerDelegate {
             let active = h.drawn, target = h.target
             let v = active.flatMap { app.videos.clip($0.video) }
             let state = h.player.state
-            let named = OutputStatus.naming(drawn: active?.video, target: target?.video,
+            // A colour as the target (a workspace's entry): no video, and the colour as what it shows.
+            let named = OutputStatus.naming(drawn: active?.video, target: target?.solid == nil ? target?.video : nil,
                                             targetFailed: target.map { app.videos.failed($0.video) } ?? false, state: state, solid: h.solid)
             var status = OutputStatus(name: h.name, description: h.output.info.description,
                                 video: named.video, mode: (active ?? target)?.mode, state: state,

@@ -1,7 +1,10 @@
 // --trace-frames FILE: one line per presented frame, for the seam tests and for tools.
 // Off (nil) by default, so it costs nothing. Main thread only.
 //
-//   <output-name> <pass> <index> <media-time-ns> <commit-ns> <presented-ns> <waited-ns>
+//   <output-name> <pass> <index> <media-time-ns> <commit-ns> <presented-ns> <waited-ns> <video> <weight>
+//
+// `video` is FrameTraceLine.videoTag of the video's path, and `weight` its picture's weight in a
+// fade to it ("1": no fade). A colour (a workspace's entry, the fallback colour) is not traced.
 //
 // `waited-ns` is how long this process's threads had waited for a CPU in all, by then (the
 // kernel's schedstat): the tests excuse a late commit by what the machine's load took.
@@ -21,6 +24,9 @@ final class FrameTrace {
         var pass: Int, index: Int
         var media: Nanos, commit: Nanos
         var waited: Nanos
+        /// FNV-1a 64 of the video's path (hex), and the weight of its picture in a fade (1: none).
+        var video: String
+        var weight: Double
     }
 
     private let fd: Int32
@@ -62,9 +68,10 @@ final class FrameTrace {
     }
 
     /// Call before the commit (eglSwapBuffers) that shows `frame` on `surface`.
-    func committing(output: UInt32, name: String, surface: WLSurface, frame: StampedFrame<FrameHandle>, at now: Nanos) {
+    func committing(output: UInt32, name: String, surface: WLSurface, frame: StampedFrame<FrameHandle>, video: String,
+                    weight: Double, at now: Nanos) {
         let r = Record(name: name, pass: frame.pass, index: frame.index, media: frame.mediaTime, commit: now,
-                       waited: Sys.runQueueWait())
+                       waited: Sys.runQueueWait(), video: FrameTraceLine.videoTag(video), weight: weight)
         if source == .probing && (presentation == nil || inflight.count >= Self.probeLimit) {
             source = .callbacks
             for f in inflight.values { f.destroy() }
@@ -93,7 +100,7 @@ final class FrameTrace {
     }
 
     private func write(_ r: Record, presented: Nanos) {
-        let line = "\(r.name) \(r.pass) \(r.index) \(r.media) \(r.commit) \(presented) \(r.waited)\n"
+        let line = "\(r.name) \(r.pass) \(r.index) \(r.media) \(r.commit) \(presented) \(r.waited) \(r.video) \(FrameTraceLine.weight(r.weight))\n"
         _ = line.withCString { Glibc.write(fd, $0, strlen($0)) }
     }
 }
