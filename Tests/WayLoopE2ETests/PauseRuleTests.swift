@@ -4,6 +4,7 @@
 // second (fullscreen-anywhere), an ignored app_id, maximized where the compositor can say so and
 // one notice where it cannot, and what a rule's pause costs: no frame converted or presented.
 import Foundation
+import WayLoopCore
 import WayLoopTestSupport
 import XCTest
 
@@ -61,10 +62,12 @@ final class PauseRuleTests: CompositorTestCase {
     /// (reason `fullscreen-elsewhere`), and only with it: by default the second plays on.
     func testAFullscreenWindowAnywherePausesEveryOutput() throws {
         let c = try compositor()
+        guard c.outputs.count >= 2 else { throw XCTSkip("\(c.label) made one output here (\(c.outputs)): this test needs two") }
         let (first, second) = (c.outputs[0], c.outputs[1])
-        let w = try Wayloop(["--pause-when", "hidden,fullscreen-anywhere", Repo.clip("grid.mp4")], env: c.env)
+        let w = try Wayloop(["-v", "--pause-when", "hidden,fullscreen-anywhere", Repo.clip("grid.mp4")], env: c.env)
         defer { _ = w.stop() }
         XCTAssertTrue(w.waitForStates([first, second], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        try requireWindows(c, w, for: "fullscreen-anywhere")
         try c.cover()
         XCTAssertTrue(w.waitForState(second, state: "paused", reason: "fullscreen-elsewhere", timeout: 10), "\(w.lastStatus); \(w.stderr)")
         XCTAssertTrue(w.waitForState(first, state: "paused", timeout: 5), "\(w.lastStatus)")
@@ -88,9 +91,10 @@ final class PauseRuleTests: CompositorTestCase {
     func testMaximizedWhereTheCompositorCanSaySo() throws {
         let c = try compositor()
         let first = c.outputs[0]
-        let w = try Wayloop(["--pause-when", "hidden,maximized", Repo.clip("grid.mp4")], env: c.env)
+        let w = try Wayloop(["-v", "--pause-when", "hidden,maximized", Repo.clip("grid.mp4")], env: c.env)
         defer { _ = w.stop() }
         XCTAssertTrue(w.waitForState(first, state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        try requireWindows(c, w, for: "maximized")
         if c.env["SWAYSOCK"] != nil {
             XCTAssertTrue(w.waitFor("--pause-when maximized cannot be known here: sway has no maximized windows", timeout: 10), w.stderr)
             try c.cover(maximized: true)
@@ -103,6 +107,49 @@ final class PauseRuleTests: CompositorTestCase {
                           || w.waitForState(first, state: "paused", reason: "hidden", timeout: 1), "\(w.lastStatus); \(w.stderr)")
         }
         c.uncover()
+    }
+
+    /// Every rule asked for that the compositor cannot answer gets one notice with the reason,
+    /// once, and the rest none: under sway, maximized; where the compositor offers neither an
+    /// IPC WayLoop reads nor wlr-foreign-toplevel-management (Wayfire, KWin), every window rule;
+    /// where it offers wlr-foreign-toplevel-management (labwc, phoc), none. Which source
+    /// WayLoop took is its own debug line; the rules table (ScreenRules) says what that source
+    /// cannot tell, and the notices must be exactly those.
+    func testWhatTheCompositorCannotTellIsSaidOnceWithTheReason() throws {
+        let c = try compositor()
+        let rules = "hidden,fullscreen,fullscreen-anywhere,maximized,any-window"
+        let w = try Wayloop(["-v", "--pause-when", rules, Repo.clip("grid.mp4")], env: c.env)
+        defer { _ = w.stop() }
+        XCTAssertTrue(w.waitForState(c.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
+        guard let source = source(w) else { return XCTFail("no source said: \(w.stderr)") }
+        let expected = ScreenRules.unknowable(try XCTUnwrap(PauseWhen(parsing: rules)), source: source)
+        usleep(1_000_000)  // a pass or two more: a notice said twice would be there by now
+        let notices = w.stderrLines.filter { $0.contains("cannot be known here") }
+        XCTAssertEqual(notices.count, expected.count, "\(c.label) (\(source.rawValue)): \(notices)")
+        for (condition, why) in expected {
+            XCTAssertEqual(notices.filter { $0.contains("--pause-when \(condition.rawValue) cannot be known here: \(why)") }.count, 1,
+                           "\(c.label): \(condition.rawValue): \(notices)")
+        }
+        print("\(c.label): \(source.rawValue); notices: \(notices.count)")
+    }
+
+    /// Where WayLoop reads the windows from, by its own debug line (`-v`).
+    private func source(_ w: Wayloop) -> ScreenSource? {
+        let sources: [(line: String, source: ScreenSource)] = [
+            ("workspaces and windows from sway's IPC", .swayIPC), ("windows from wlr-foreign-toplevel-management", .foreignToplevel),
+            ("no source of windows: frame callbacks alone", .none),
+        ]
+        return sources.first { w.stderr.contains($0.line) }?.source
+    }
+
+    /// Skips, with the reason, where the compositor tells WayLoop of no window (Wayfire, KWin):
+    /// there the rule's one notice is what WayLoop owes (the test above checks it).
+    private func requireWindows(_ c: Compositor, _ w: Wayloop, for rule: String) throws {
+        guard let s = source(w) else { return XCTFail("no source said: \(w.stderr)") }
+        guard s != .none else {
+            throw XCTSkip("\(c.label) tells no client of its windows (no IPC WayLoop reads, no wlr-foreign-toplevel-management): "
+                          + "\(rule) cannot be known there, and its notice is checked by testWhatTheCompositorCannotTellIsSaidOnceWithTheReason")
+        }
     }
 
     /// Bad values: one line and exit 2 on the command line; a refusal from `ctl set`.

@@ -104,8 +104,10 @@ extension App: ToplevelsDelegate {
                 niri = client
                 log.scoped("screen").debug("workspaces and windows from niri's IPC ('\(s)')")
             }
-        case .foreignToplevel, .none:
-            break
+        case .foreignToplevel:
+            log.scoped("screen").debug("windows from wlr-foreign-toplevel-management" + (workspaces != nil ? ", workspaces from ext-workspace-v1" : ""))
+        case .none:
+            log.scoped("screen").debug("no source of windows: frame callbacks alone" + (workspaces != nil ? " (workspaces from ext-workspace-v1)" : ""))
         }
     }
 
