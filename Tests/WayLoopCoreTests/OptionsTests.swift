@@ -332,3 +332,15 @@ final class ArgumentCursorTests: XCTestCase {
                        "a pause rule is the hand-over's to take; the cache and the layer are not")
     }
 }
+
+final class InstanceScopeTests: XCTestCase {
+    /// A screen locker's plugin gets a connected socket (WAYLAND_SOCKET): a connection of its
+    /// own, unless `--name` asks for an instance.
+    func testTheScopeOfAStart() {
+        let rows: [(socket: String?, name: String?, want: InstanceScope)] = [
+            (nil, nil, .display), ("", nil, .display), (nil, "saver", .display),
+            ("5", nil, .privateConnection), ("5", "lock", .display),
+        ]
+        for r in rows { XCTAssertEqual(InstanceScope.choose(waylandSocket: r.socket, name: r.name), r.want, "\(r)") }
+    }
+}

@@ -737,3 +737,55 @@ extension Ctl {
         (output?["costs"] as? [String: Any])?["decoded"] as? Int
     }
 }
+
+extension Wayloop {
+    /// The output's frames converted and presented so far (`ctl status`'s costs; nil: no answer).
+    func frameCounts(_ output: String) -> (converted: Int, presented: Int)? {
+        guard let outs = try? ctlStatus(), let o = outs.first(where: { $0["name"] as? String == output }),
+              let costs = o["costs"] as? [String: Any] else { return nil }
+        return (costs["converted"] as? Int ?? -1, costs["presented"] as? Int ?? -1)
+    }
+
+    /// Checks that a paused output draws nothing: after half a second to settle, no frame
+    /// converted or presented over two seconds. `why`: what paused it, for the failure lines.
+    func assertDrawsNothing(_ output: String, while why: String, file: StaticString = #filePath, line: UInt = #line) {
+        usleep(500_000)
+        let before = frameCounts(output)
+        usleep(2_000_000)
+        let after = frameCounts(output)
+        XCTAssertNotNil(before, "no costs in the status of \(output): \(lastStatus)", file: file, line: line)
+        XCTAssertEqual(before?.converted, after?.converted, "frames converted \(why)", file: file, line: line)
+        XCTAssertEqual(before?.presented, after?.presented, "frames presented \(why)", file: file, line: line)
+    }
+}
+
+/// A directory a test user can reach, for a process of that user's (a checkout under a 0700
+/// directory, mktemp's or /root, is out of its reach): DIR/bin/wayloop, a copy of the binary under
+/// test, and the subdirectories asked for. `chown` to the user once everything is in it.
+enum UserWorld {
+    static func make(_ base: String, subdirectories: [String]) throws -> (base: String, binary: String) {
+        let fm = FileManager.default
+        for d in ["bin"] + subdirectories {
+            try fm.createDirectory(atPath: base + "/" + d, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        }
+        guard fm.isExecutableFile(atPath: Repo.binary) else {
+            throw HarnessError("no wayloop binary at \(Repo.binary): run `swift build -c release` (or set WAYLOOP_BIN)")
+        }
+        try fm.copyItem(atPath: Repo.binary, toPath: base + "/bin/wayloop")
+        return (base, base + "/bin/wayloop")
+    }
+
+    /// Runs FUNCTION of scripts/compositors/chroot.sh (chroot_quickshell, chroot_locker) for the
+    /// chroot compositor in `dir` and `binary`: the wrappers it writes under DIR/tools.
+    static func prepareChroot(_ function: String, dir: String, binary: String, env: [String: String]) throws {
+        let lib = Repo.path("scripts/compositors")
+        let r = Shell.run(["bash", "-c", ". \"$1/lib.sh\"; . \"$1/chroot.sh\"; \(function) \"$2\" \"$3\"", "bash", lib, dir, binary],
+                          env: env, timeout: 60)
+        guard r.status == 0 else { throw HarnessError("\(function) failed: \(r.stderr)") }
+    }
+
+    static func chown(_ base: String, to user: String) throws {
+        let r = Shell.run(["chown", "-R", "\(user):\(user)", base], timeout: 30)
+        guard r.status == 0 else { throw HarnessError("chown \(base) to \(user): \(r.stderr)") }
+    }
+}

@@ -45,25 +45,16 @@ final class QuickshellTests: XCTestCase {
         // The picker's world, the test user's: the library (XDG_DATA_HOME/wayloop), the cache the
         // previews go to, copies of the binary under test and of the module that the test user can
         // reach (a checkout under a 0700 directory, mktemp's or /root, is out of its reach).
-        let base = sway.dir + "/picker"
+        let (base, binary) = try UserWorld.make(sway.dir + "/picker", subdirectories: ["data/wayloop", "cache", "nodata"])
         let library = base + "/data/wayloop"
         let fm = FileManager.default
-        for d in [library, base + "/cache", base + "/nodata", base + "/bin"] {
-            try fm.createDirectory(atPath: d, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        }
-        guard fm.isExecutableFile(atPath: Repo.binary) else {
-            throw HarnessError("no wayloop binary at \(Repo.binary): run `swift build -c release` (or set WAYLOOP_BIN)")
-        }
-        let binary = base + "/bin/wayloop"
-        try fm.copyItem(atPath: Repo.binary, toPath: binary)
         let module = base + "/quickshell"
         try fm.copyItem(atPath: URL(fileURLWithPath: Repo.path("integrations/quickshell")).resolvingSymlinksInPath().path, toPath: module)
         try fm.copyItem(atPath: Repo.clip("grid.mp4"), toPath: library + "/grid.mp4")
         try SolidClip.make(library + "/backdrop.mp4", colour: "0x" + Self.backdrop.description, size: "320x180")
         try SolidClip.make(library + "/gone.mp4", colour: "0x6040c0", size: "320x180")
         try Self.randomBytes(count: 48 * 1024).write(to: URL(fileURLWithPath: library + "/broken.mp4"))
-        let own = Shell.run(["chown", "-R", "\(Self.testUser):\(Self.testUser)", base], timeout: 30)
-        XCTAssertEqual(own.status, 0, own.stderr)
+        try UserWorld.chown(base, to: Self.testUser)
 
         var env = sway.env
         env["XDG_DATA_HOME"] = base + "/data"
@@ -77,11 +68,7 @@ final class QuickshellTests: XCTestCase {
         XCTAssertTrue(w.waitForState(output, state: "playing", shown: true, timeout: 20), "the backdrop does not play: \(w.lastStatus); \(w.stderr)")
 
         // The host's wayloop inside the chroot, and qs there (chroot.sh).
-        let lib = Repo.path("scripts/compositors")
-        let prep = Shell.run(["bash", "-c", #". "$1/lib.sh"; . "$1/chroot.sh"; chroot_quickshell "$2" "$3""#, "bash", lib, sway.dir, binary],
-                             env: sway.env, timeout: 60)
-        XCTAssertEqual(prep.status, 0, "chroot_quickshell failed: \(prep.stderr)")
-        guard prep.status == 0 else { return }
+        try UserWorld.prepareChroot("chroot_quickshell", dir: sway.dir, binary: binary, env: sway.env)
         let qs = sway.dir + "/tools/qs"
         let shellQML = Self.hostRoot + URL(fileURLWithPath: module + "/shell.qml").resolvingSymlinksInPath().path
         var qsEnv = env

@@ -21,7 +21,8 @@ enum Launch {
         }
         var options = cli
         options.entries = SettingsLayers(config: configEntries, commandLine: cli).entries
-        let statePath = StateStore.path(instance: Sys.instanceName)
+        let scope = InstanceScope.choose(waylandSocket: Sys.env("WAYLAND_SOCKET"), name: cli.name)
+        let statePath = scope == .display ? StateStore.path(instance: Sys.instanceName) : nil
         var restored = cli.noRestore ? nil : statePath.flatMap { restore(from: $0, base: options.entries, log: log) }
         if let r = restored, let path = statePath {
             let kept = checkRestored(r.overrides, log: log)
@@ -40,6 +41,14 @@ enum Launch {
         var videos = VideoTable<Clip>()
         if !checkVideos(options, into: &videos, log: log) { return .badVideo }
         startup.mark(.checked, at: Sys.now())
+        if scope == .privateConnection {
+            log.debug("on a connection of its own (WAYLAND_SOCKET, as a screen locker hands its wallpaper program): "
+                + "no instance lock, control socket or state file")
+            var run = Wallpaper.Run(options: options, commandLine: cli, configEntries: configEntries, videos: videos,
+                                    startup: startup, log: log, signals: [SIGINT, SIGTERM, SIGHUP, SIGUSR1])
+            run.restored = nil
+            return Wallpaper(Wallpaper.Configuration(resolved: options)).runApp(run)
+        }
         // The Wayland socket lives in XDG_RUNTIME_DIR (unless WAYLAND_DISPLAY is a path): say so in
         // one line, before libwayland prints its own.
         if let problem = Sys.runtimeDirectoryProblem {
@@ -111,6 +120,10 @@ enum Launch {
 
     static func connect(log: Logger) -> WLDisplay? {
         guard let display = WLDisplay.connect() else {
+            if let fd = getenv("WAYLAND_SOCKET").map({ String(cString: $0) }), !fd.isEmpty {
+                log.scoped("wayland").error("cannot use the Wayland connection in WAYLAND_SOCKET=\(fd): \(Sys.errnoText())")
+                return nil
+            }
             let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
             log.scoped("wayland").error(name == nil
                 ? "WAYLAND_DISPLAY is not set and wayland-0 did not answer: run wayloop inside a Wayland session"
