@@ -3,7 +3,8 @@
 // (`swaylock-plugin --command 'wayloop …'`: the host's wayloop inside the chroot, through the
 // host's loader and libraries, as QuickshellTests runs it; scripts/compositors/chroot.sh,
 // chroot_locker). What it shows:
-//   - the lock screen plays the lock's video (a screenshot of the locked output shows it);
+//   - the lock screen plays the lock's video (a screenshot of the locked output shows it, and its
+//     frame trace goes on: it plays, not a still);
 //   - the lock's wayloop runs on the connection swaylock-plugin hands it (WAYLAND_SOCKET) as an
 //     instance of its own: it does not hand its arguments over to the desktop's wayloop (which
 //     would change the desktop's video and end the lock's), and the desktop's goes on;
@@ -52,7 +53,9 @@ final class LockScreenTests: XCTestCase {
         lockEnv["XDG_CACHE_HOME"] = base + "/cache"
         lockEnv["XDG_STATE_HOME"] = base + "/state"
         let lockErr = base + "/swaylock-plugin.err"
-        guard let locker = Child([sway.dir + "/tools/swaylock-plugin", "--command", "wayloop -v --no-config " + lockClip], env: lockEnv,
+        let lockTrace = base + "/lock.trace"
+        guard let locker = Child([sway.dir + "/tools/swaylock-plugin", "--command", "wayloop -v --no-config --trace-frames \(lockTrace) \(lockClip)"],
+                                 env: lockEnv,
                                  stdout: base + "/swaylock-plugin.out", stderr: lockErr) else {
             throw HarnessError("cannot start swaylock-plugin")
         }
@@ -73,6 +76,10 @@ final class LockScreenTests: XCTestCase {
         }
         XCTAssertTrue(locker.isRunning, "swaylock-plugin exited: \(lockLog())")
         XCTAssertTrue(onLock, "the locked output never showed the lock's video (centre \(shown)): \(lockLog())")
+        // It plays there (frames committed and presented one after another), not a still.
+        let seen = TraceFile.records(lockTrace).count
+        XCTAssertTrue(Wait.until(timeout: 10) { TraceFile.records(lockTrace).count >= seen + 15 },
+                      "the lock screen's video does not play: \(TraceFile.records(lockTrace).count - seen) frames presented after the first \(seen)")
         XCTAssertTrue(lockLog().contains("on a connection of its own"), "the lock's wayloop did not run on its own connection: \(lockLog())")
         XCTAssertFalse(lockLog().contains("handed over"), "the lock's wayloop handed over to the desktop's: \(lockLog())")
         // Its own instance: no lock or control socket of its own beside the desktop's two (one
