@@ -41,13 +41,13 @@ enum Launch {
         var videos = VideoTable<Clip>()
         if !checkVideos(options, into: &videos, log: log) { return .badVideo }
         startup.mark(.checked, at: Sys.now())
+        var run = Wallpaper.Run(options: options, commandLine: cli, configEntries: configEntries, videos: videos,
+                                startup: startup, log: log, signals: [SIGINT, SIGTERM, SIGHUP, SIGUSR1])
+        let wallpaper = Wallpaper(Wallpaper.Configuration(resolved: options))
         if scope == .privateConnection {
             log.debug("on a connection of its own (WAYLAND_SOCKET, as a screen locker hands its wallpaper program): "
                 + "no instance lock, control socket or state file")
-            var run = Wallpaper.Run(options: options, commandLine: cli, configEntries: configEntries, videos: videos,
-                                    startup: startup, log: log, signals: [SIGINT, SIGTERM, SIGHUP, SIGUSR1])
-            run.restored = nil
-            return Wallpaper(Wallpaper.Configuration(resolved: options)).runApp(run)
+            return wallpaper.runApp(run)
         }
         // The Wayland socket lives in XDG_RUNTIME_DIR (unless WAYLAND_DISPLAY is a path): say so in
         // one line, before libwayland prints its own.
@@ -68,12 +68,10 @@ enum Launch {
             return .failure
         }
         defer { server.shutdown() }
-        var run = Wallpaper.Run(options: options, commandLine: cli, configEntries: configEntries, videos: videos,
-                                startup: startup, log: log, signals: [SIGINT, SIGTERM, SIGHUP, SIGUSR1])
         run.control = server
         run.restored = restored
         run.stateWriter = statePath.map { StateWriter(path: $0, log: log.scoped("state")) }
-        return Wallpaper(Wallpaper.Configuration(resolved: options)).runApp(run)
+        return wallpaper.runApp(run)
     }
 
     /// Checks every video an entry names (one error line each). False when none can play and
