@@ -41,12 +41,58 @@ static inline size_t avx_frame_bytes(const AVFrame *f) {
 }
 // AVSEEK_FLAG_BACKWARD is a macro.
 static inline int avx_seek_backward(void) { return AVSEEK_FLAG_BACKWARD; }
-// SWS_BILINEAR is a macro.
+// The scaler's flags: macros up to FFmpeg 7, constants of enum SwsFlags from FFmpeg 8 on.
 static inline int avx_sws_bilinear(void) { return SWS_BILINEAR; }
-// SWS_BICUBIC is a macro (fitted copies: the sharper downscale, made once).
+// SWS_BICUBIC: fitted copies, the sharper downscale, made once.
 static inline int avx_sws_bicubic(void) { return SWS_BICUBIC; }
-// SWS_FULL_CHR_H_INT is a macro.
 static inline int avx_sws_full_chroma(void) { return SWS_FULL_CHR_H_INT; }
+static inline int avx_sws_point(void) { return SWS_POINT; }
+
+// libswscale's context, as one Swift type whatever the FFmpeg: SwsContext is an incomplete type up
+// to FFmpeg 7 (Swift sees OpaquePointer) and a public struct from FFmpeg 8 on (Swift sees
+// UnsafeMutablePointer<SwsContext>). WayLoop holds it as avx_sws and calls it through these.
+typedef void *avx_sws;
+static inline avx_sws avx_sws_get_context(int sw, int sh, enum AVPixelFormat sf, int dw, int dh, enum AVPixelFormat df, int flags) {
+    return sws_getContext(sw, sh, sf, dw, dh, df, flags, NULL, NULL, NULL);
+}
+static inline avx_sws avx_sws_get_cached_context(avx_sws c, int sw, int sh, enum AVPixelFormat sf, int dw, int dh,
+                                                 enum AVPixelFormat df, int flags) {
+    return sws_getCachedContext((struct SwsContext *)c, sw, sh, sf, dw, dh, df, flags, NULL, NULL, NULL);
+}
+static inline void avx_sws_free(avx_sws c) { sws_freeContext((struct SwsContext *)c); }
+static inline int avx_sws_scale(avx_sws c, const uint8_t *const src[], const int src_stride[], int y, int h,
+                                uint8_t *const dst[], const int dst_stride[]) {
+    return sws_scale((struct SwsContext *)c, src, src_stride, y, h, dst, dst_stride);
+}
+static inline int avx_sws_scale_frame(avx_sws c, AVFrame *dst, const AVFrame *src) {
+    return sws_scale_frame((struct SwsContext *)c, dst, src);
+}
+static inline int avx_sws_set_colorspace_details(avx_sws c, const int inv_table[4], int src_range, const int table[4],
+                                                 int dst_range, int brightness, int contrast, int saturation) {
+    return sws_setColorspaceDetails((struct SwsContext *)c, inv_table, src_range, table, dst_range, brightness, contrast, saturation);
+}
+
+// A stream's side data (the display matrix): on the stream up to FFmpeg 6.0, in its codec
+// parameters from libavcodec 60.30 (FFmpeg 6.1; av_stream_get_side_data is gone in FFmpeg 8).
+// NULL (and *size 0) when it has none.
+static inline const uint8_t *avx_stream_side_data(const AVStream *st, enum AVPacketSideDataType type, size_t *size) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 30, 100)
+    const AVPacketSideData *sd = av_packet_side_data_get(st->codecpar->coded_side_data, st->codecpar->nb_coded_side_data, type);
+    *size = sd ? sd->size : 0;
+    return sd ? sd->data : NULL;
+#else
+    return av_stream_get_side_data(st, type, size);
+#endif
+}
+// New side data of `size` bytes on a stream being written (NULL: out of memory).
+static inline uint8_t *avx_stream_new_side_data(AVStream *st, enum AVPacketSideDataType type, size_t size) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 30, 100)
+    AVPacketSideData *sd = av_packet_side_data_new(&st->codecpar->coded_side_data, &st->codecpar->nb_coded_side_data, type, size, 0);
+    return sd ? sd->data : NULL;
+#else
+    return av_stream_new_side_data(st, type, size);
+#endif
+}
 // The log-level constants are macros.
 static inline int avx_log_quiet(void) { return AV_LOG_QUIET; }
 

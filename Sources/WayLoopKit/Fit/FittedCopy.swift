@@ -114,7 +114,7 @@ private final class FitJob {
     private var decoder: FewFrames?
     private var encoder: UnsafeMutablePointer<AVCodecContext>?
     private var output: UnsafeMutablePointer<AVFormatContext>?
-    private var scaler: OpaquePointer?
+    private var scaler: avx_sws?
     private var scaled: UnsafeMutablePointer<AVFrame>?
     private let source: String, keepEvery: Int, size: Size
     private let inTimeBase: AVRational
@@ -199,8 +199,8 @@ private final class FitJob {
         st.pointee.sample_aspect_ratio = enc.pointee.sample_aspect_ratio
         // Rotation: the display matrix goes with the stream, as the source had it.
         var n: Int = 0
-        if let matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &n), n > 0,
-           let copy = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, n) {
+        if let matrix = avx_stream_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &n), n > 0,
+           let copy = avx_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, n) {
             memcpy(copy, matrix, n)
         }
         av_dict_set(&out.pointee.metadata, "comment", tag, 0)
@@ -282,17 +282,17 @@ private final class FitJob {
     private func scale(_ frame: UnsafeMutablePointer<AVFrame>, into out: UnsafeMutablePointer<AVFrame>) throws(FitError) {
         let format = AVPixelFormat(rawValue: frame.pointee.format)
         let before = scaler
-        scaler = sws_getCachedContext(scaler, frame.pointee.width, frame.pointee.height, format,
-                                      out.pointee.width, out.pointee.height, AV_PIX_FMT_YUV420P, avx_sws_bicubic(), nil, nil, nil)
+        scaler = avx_sws_get_cached_context(scaler, frame.pointee.width, frame.pointee.height, format,
+                                            out.pointee.width, out.pointee.height, AV_PIX_FMT_YUV420P, avx_sws_bicubic())
         guard let sws = scaler else { throw FitError("'\(source)': libswscale cannot scale its frames") }
         if sws != before {
             // The same matrix and range on both sides: only the size and the depth change.
             let full: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
             let coefficients = sws_getCoefficients(Int32(frame.pointee.colorspace.rawValue == 0 ? 2 : frame.pointee.colorspace.rawValue))
-            sws_setColorspaceDetails(sws, coefficients, full, coefficients, full, 0, 1 << 16, 1 << 16)
+            _ = avx_sws_set_colorspace_details(sws, coefficients, full, coefficients, full, 0, 1 << 16, 1 << 16)
         }
         guard av_frame_make_writable(out) >= 0 else { throw FitError("'\(source)': cannot write a scaled frame") }
-        let rc = sws_scale_frame(sws, out, frame)
+        let rc = avx_sws_scale_frame(sws, out, frame)
         guard rc >= 0 else { throw fail("libswscale failed on a frame", rc) }
         out.pointee.color_range = frame.pointee.color_range
         out.pointee.colorspace = frame.pointee.colorspace
@@ -365,6 +365,6 @@ private final class FitJob {
         avcodec_free_context(&encoder)
         decoder = nil
         av_frame_free(&scaled)
-        if let s = scaler { sws_freeContext(s); scaler = nil }
+        if let s = scaler { avx_sws_free(s); scaler = nil }
     }
 }

@@ -261,7 +261,7 @@ final class Decoder {
     /// determinant is a mirror, removed before the angle is read, as FFmpeg 6.1 does).
     static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> Orientation {
         var size: Int = 0
-        guard let raw = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
+        guard let raw = avx_stream_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
             return .upright
         }
         var m = [Int32](repeating: 0, count: 9)

@@ -57,12 +57,12 @@ struct FrameColour: Equatable {
 /// libswscale conversion to an 8-bit planar Y'CbCr format the shader takes, keeping the chroma
 /// subsampling where it can. Lives on the decoder thread.
 final class PixelConverter {
-    private var context: OpaquePointer?
+    private var context: avx_sws?
     private let log: Logger
     private var loggedFormat: Int32 = -1
 
     init(log: Logger) { self.log = log }
-    deinit { sws_freeContext(context) }
+    deinit { avx_sws_free(context) }
 
     /// Converts (and scales down by `scale`, and to fit `maxSize`, keeping the aspect ratio) into `dst`.
     func convert(_ src: UnsafeMutablePointer<AVFrame>, into dst: UnsafeMutablePointer<AVFrame>, maxSize: Int,
@@ -89,8 +89,8 @@ final class PixelConverter {
             log.debug("converting \(String(cString: desc.pointee.name)) \(s.width)x\(s.height) to "
                 + "\(String(cString: av_get_pix_fmt_name(target))) \(dw)x\(dh) with libswscale")
         }
-        context = sws_getCachedContext(context, s.width, s.height, AVPixelFormat(rawValue: s.format),
-                                       dw, dh, target, avx_sws_bilinear(), nil, nil, nil)
+        context = avx_sws_get_cached_context(context, s.width, s.height, AVPixelFormat(rawValue: s.format),
+                                             dw, dh, target, avx_sws_bilinear())
         guard let context else { return false }
         dst.pointee.format = target.rawValue
         dst.pointee.width = dw
@@ -111,7 +111,7 @@ final class PixelConverter {
 /// sws_scale over two AVFrames (their data and linesize are 8-tuples Swift cannot pass as
 /// pointers directly). The rows written, as sws_scale returns them.
 enum SwsFrames {
-    static func scale(_ context: OpaquePointer, _ src: UnsafePointer<AVFrame>, into dst: UnsafeMutablePointer<AVFrame>) -> Int32 {
+    static func scale(_ context: avx_sws, _ src: UnsafePointer<AVFrame>, into dst: UnsafeMutablePointer<AVFrame>) -> Int32 {
         let h = src.pointee.height
         return withUnsafePointer(to: src.pointee.data) { sp in
             withUnsafePointer(to: src.pointee.linesize) { sl in
@@ -121,7 +121,7 @@ enum SwsFrames {
                             sl.withMemoryRebound(to: Int32.self, capacity: 8) { slp in
                                 dp.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dpp in
                                     dl.withMemoryRebound(to: Int32.self, capacity: 8) { dlp in
-                                        sws_scale(context, spp, slp, 0, h, dpp, dlp)
+                                        avx_sws_scale(context, spp, slp, 0, h, dpp, dlp)
                                     }
                                 }
                             }

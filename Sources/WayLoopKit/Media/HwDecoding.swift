@@ -365,11 +365,11 @@ enum PlaneCompare {
         out.pointee.height = h
         var o: UnsafeMutablePointer<AVFrame>? = out
         guard av_frame_get_buffer(out, 0) >= 0,
-              let sws = sws_getContext(w, h, AVPixelFormat(rawValue: f.pointee.format), w, h, fmt, Int32(SWS_POINT), nil, nil, nil) else {
+              let sws = avx_sws_get_context(w, h, AVPixelFormat(rawValue: f.pointee.format), w, h, fmt, avx_sws_point()) else {
             av_frame_free(&o)
             return nil
         }
-        defer { sws_freeContext(sws) }
+        defer { avx_sws_free(sws) }
         let rows = SwsFrames.scale(sws, f, into: out)
         guard rows == h else { av_frame_free(&o); return nil }
         return out

@@ -26,7 +26,7 @@ struct ScaleError: Error, CustomStringConvertible {
 /// One conversion's libswscale context, cached for the sizes, formats and flags it was made
 /// for (one per converted picture kind: a context is cheap to keep, dear to make).
 final class RGBScaler {
-    private var context: OpaquePointer?
+    private var context: avx_sws?
     /// What `context` converts: sizes and formats. Kept here, not left to sws_getCachedContext,
     /// which compares against the formats it rewrote at init (yuvj420p → yuv420p, BGR0 →
     /// BGRA) and so would build a new context for every frame, losing the colour details.
@@ -34,7 +34,7 @@ final class RGBScaler {
     /// What the context's colour details were set from (matrix, range, dim).
     private var colourApplied: (FrameColour, Double)?
 
-    deinit { sws_freeContext(context) }
+    deinit { avx_sws_free(context) }
 
     /// Converts `src` of `planes` (its origin on a chroma sample) into `size` pixels of
     /// `format` starting at `dst`, rows `stride` bytes apart, darkened by `dim` (0...1).
@@ -51,9 +51,9 @@ final class RGBScaler {
         let wanted = [Int32(src.width), Int32(src.height), planes.sourceFormat, Int32(size.width), Int32(size.height),
                       target.rawValue, flags]
         if wanted != contextKey || context == nil {
-            sws_freeContext(context)
-            context = sws_getContext(wanted[0], wanted[1], AVPixelFormat(rawValue: planes.sourceFormat), wanted[3], wanted[4], target,
-                                     flags, nil, nil, nil)
+            avx_sws_free(context)
+            context = avx_sws_get_context(wanted[0], wanted[1], AVPixelFormat(rawValue: planes.sourceFormat), wanted[3], wanted[4], target,
+                                          flags)
             contextKey = wanted
             colourApplied = nil
         }
@@ -80,14 +80,14 @@ final class RGBScaler {
         }
         var dstData: [UnsafeMutablePointer<UInt8>?] = [dst.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
         var dstStride: [Int32] = [Int32(stride), 0, 0, 0]
-        let rc = sws_scale(context, &srcData, &srcStride, 0, Int32(src.height), &dstData, &dstStride)
+        let rc = avx_sws_scale(context, &srcData, &srcStride, 0, Int32(src.height), &dstData, &dstStride)
         guard rc > 0 else { throw ScaleError(description: "libswscale failed to convert a frame (\(AVError.text(rc)))") }
     }
 
     /// Y'CbCr → RGB with the frame's matrix and range; dim k as contrast 1 − k (libswscale
     /// scales the luma gain by contrast and the chroma gains by contrast × saturation, about
     /// black: rgb · (1 − k), what the GL path's shader computes).
-    private func applyColour(_ c: FrameColour, dim: Double, to context: OpaquePointer) {
+    private func applyColour(_ c: FrameColour, dim: Double, to context: avx_sws) {
         let space: Int32
         switch c.matrix {
         case .bt601: space = SWS_CS_ITU601
@@ -95,7 +95,7 @@ final class RGBScaler {
         case .bt2020: space = SWS_CS_BT2020
         }
         let contrast = Int32(((1 - dim) * 65536).rounded())
-        let rc = sws_setColorspaceDetails(context, sws_getCoefficients(space), c.range == .full ? 1 : 0,
+        let rc = avx_sws_set_colorspace_details(context, sws_getCoefficients(space), c.range == .full ? 1 : 0,
                                      sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, contrast, 1 << 16)
         if rc < 0 { Sys.writeStderr("wayloop: debug: shm: libswscale refused the colour details (\(c.matrix), \(c.range))") }
     }
