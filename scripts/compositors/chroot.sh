@@ -189,6 +189,34 @@ chroot_locker() {  # DIR BINARY
         /opt/swaylock-plugin/bin/swaylock-plugin chroot_locker
 }
 
+# A wayloop built IN the chroot (scripts/package-arch: the Arch package's binary, linked against
+# the chroot's FFmpeg), run there as the compositor user (ArchPackageTests). Run after the
+# compositor started in DIR, as root:
+#
+#   chroot_packaged DIR BINARY
+#
+# writes DIR/tools/wayloop-packaged: BINARY (a path under /tmp, the same inside and out) in the
+# chroot as the compositor user, HOME=DIR/packaged-home, and from the caller's environment
+# XDG_RUNTIME_DIR, WAYLAND_DISPLAY, XDG_CACHE_HOME and XDG_STATE_HOME. It takes wayloop's
+# arguments (`wayloop-packaged ctl status` included).
+chroot_packaged() {  # DIR BINARY
+    (($# == 2)) || die "usage: chroot_packaged DIR BINARY"
+    local dir bin
+    dir=$(abs_dir "$1")
+    load_env "$dir"
+    [[ -n ${COMPOSITOR_CHROOT:-} ]] || die "chroot_packaged: the compositor in $dir is not a chroot's (COMPOSITOR_CHROOT)"
+    CHROOT_ROOT=$("$SCRIPT_DIR/chroots" path "$COMPOSITOR_CHROOT") || die "unknown chroot '$COMPOSITOR_CHROOT'"
+    setup_user
+    ((${#RUN_AS[@]})) || die "chroot_packaged needs root (mounts, chroot)"
+    bin=$(realpath -e -- "$2" 2>/dev/null) || die "no wayloop binary at $2"
+    [[ $bin == /tmp/* ]] || die "chroot_packaged: $bin is not under /tmp, where the chroot sees it"
+    "${RUN_AS[@]}" test -x "$bin" || die "user $TEST_USER cannot run $bin (a parent directory is not searchable by others?)"
+    mkdir -p -- "$dir/packaged-home" "$dir/tools" "$CHROOT_ROOT$CHROOT_HOST_ROOT"
+    chown "$RUN_UID:$RUN_GID" "$dir/packaged-home"
+    chroot_tool "$dir" wayloop-packaged "$dir/packaged-home" "" "XDG_RUNTIME_DIR WAYLAND_DISPLAY XDG_CACHE_HOME XDG_STATE_HOME" \
+        "$bin" chroot_packaged
+}
+
 # DIR/chroot-lib and DIR/chroot-bin/wayloop: the host's BINARY inside the chroot (see
 # chroot_quickshell). Sets CHROOT_ROOT, RUN_AS, RUN_UID, RUN_GID; TOOL: a tool of the chroot
 # that must be there ("" for none); WHO: the caller, for the error lines.
