@@ -3,6 +3,7 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <sched.h>
@@ -24,6 +25,22 @@
 int csys_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
 int csys_malloc_trim(void) { return malloc_trim(0); }
+
+int csys_clear_refs(void) {
+    int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = write(fd, "1", 1);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return n == 1 ? 0 : -1;
+}
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21  /* Linux 5.4; older headers lack it */
+#endif
+int csys_pageout(unsigned long addr, unsigned long len) { return madvise((void *)addr, len, MADV_PAGEOUT); }
+int csys_unmap_pages(unsigned long addr, unsigned long len) { return madvise((void *)addr, len, MADV_DONTNEED); }
 
 int csys_cpus_allowed(void) {
     cpu_set_t set;

@@ -7,6 +7,9 @@ public enum ProcStatus {
         return f["VmRSS"].map { $0 - (f["RssShmem"] ?? 0) }
     }
 
+    /// VmRSS: every resident page, as ps and top show it.
+    public static func rssKB(_ status: String) -> Int? { fields(status)["VmRSS"] }
+
     /// RssAnon: the heap and every anonymous mapping (decoded frames, codec pools).
     public static func anonKB(_ status: String) -> Int? { fields(status)["RssAnon"] }
 

@@ -85,6 +85,10 @@ final class Compositor: @unchecked Sendable {
         // measures) unless a test of them asks (FitTests).
         e["XDG_CACHE_HOME"] = dir + "/cache"
         e["WAYLOOP_FIT_MAKER"] = "none"
+        // No hand-back of the library pages 20 s into playback (a one-off step of ~20 MB in RSS,
+        // and code paths faulting back in after it) under the tests that read RSS for a leak,
+        // unless a test of it asks (MemoryPressureTests).
+        e["WAYLOOP_COLD_PAGES"] = "off"
         env = e
         outputs = outs
     }

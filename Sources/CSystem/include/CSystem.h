@@ -10,6 +10,15 @@
 /* mallopt(M_MMAP_THRESHOLD, bytes): large blocks always through mmap, so freeing returns them. */
 int csys_set_mmap_threshold(int bytes);
 
+/* Clears the referenced bit of every page of this process (/proc/self/clear_refs, "1"), so that
+ * smaps' Referenced counts only what is touched from now on. 0, or -1 with errno set. */
+int csys_clear_refs(void);
+/* madvise(MADV_PAGEOUT) over [addr, addr + len): the kernel reclaims those pages (clean file
+ * pages are dropped, read again from the file when next touched). 0, or -1 with errno set. */
+int csys_pageout(unsigned long addr, unsigned long len);
+/// madvise(MADV_DONTNEED): drops the range's page-table entries (pages of a file stay in the page cache).
+int csys_unmap_pages(unsigned long addr, unsigned long len);
+
 /* The processors this process may run on (sched_getaffinity: taskset and cpusets count); 0 if unknown. */
 int csys_cpus_allowed(void);
 /* malloc_trim(0): hand freed heap back to the system. */

@@ -82,6 +82,11 @@ final class App {
     /// Memory pressure (PSI, or the injected FIFO of the tests), and when it was last acted on.
     let pressure: PressureMonitor?
     var lastPressure: Nanos = -PressurePlan.minInterval
+    /// When the library pages untouched during steady playback are handed back (ColdPages;
+    /// `WAYLOOP_COLD_PAGES=off`: never).
+    var coldPages = ColdPageClock(start: Sys.now(), enabled: Sys.env("WAYLOOP_COLD_PAGES") != "off")
+    /// The thread that hands them back (joined when the app goes).
+    var coldPagesWorker: WorkerThread?
     /// The playlist runs in use.
     let playlists: PlaylistRuns
     /// Where start-up time went, until the first frame is on screen (then one debug line).

@@ -37,6 +37,8 @@ extension App {
         })
         timers.add("fit", due: { [unowned self] now in fitting.nextLook(now: now, anyOpen: !videos.open.isEmpty) },
                    fire: { [unowned self] now in lookAfterCopies(now: now) })
+        timers.add("cold-pages", due: { [unowned self] _ in coldPages.due },
+                   fire: { [unowned self] now in handBackColdPages(now: now) })
         timers.add("save-state", due: { [unowned self] _ in stateWriter == nil ? nil : saveClock.due },
                    fire: { [unowned self] _ in saveStateNow(final: false) })
     }

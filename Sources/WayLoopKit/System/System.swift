@@ -109,6 +109,12 @@ enum Sys {
 
     /// This process's resident memory less what it shares with the compositor (wl_shm
     /// buffers): VmRSS − RssShmem of /proc/self/status, in kB (0 if unreadable).
+    /// VmRSS in kB (0 if unknown).
+    static func rssKB() -> Int {
+        guard case .success(let text) = readFile("/proc/self/status", limit: 1 << 16) else { return 0 }
+        return ProcStatus.rssKB(text) ?? 0
+    }
+
     static func privateRSSKB() -> Int {
         guard case .success(let text) = readFile("/proc/self/status", limit: 1 << 16) else { return 0 }
         return ProcStatus.privateKB(text) ?? 0

@@ -59,6 +59,8 @@ final class ShmBuffer: PixelCanvas {
     /// The frame serial converted into it, and that frame's colour (0: none; for ShmPictures,
     /// which converts only what changed since).
     var holds: (serial: UInt64, colour: FrameColour?) = (0, nil)
+    /// When a picture was last converted into it (ShmPictures frees a spare unwritten for a while).
+    var lastWritten: Nanos = 0
     /// Called on every release (the sink waiting for a free buffer draws again).
     var onRelease: (() -> Void)?
 

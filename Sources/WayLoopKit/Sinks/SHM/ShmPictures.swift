@@ -32,9 +32,12 @@ final class ShmPictures {
         }
     }
 
-    /// Buffers per entry: one the compositor shows, one released late, one to write; more only
-    /// while every one is busy (several outputs share the entry and a paused one holds an old
-    /// frame), up to `ringMaximum`; `trim` frees the spares.
+    /// Buffers per entry: as few as the compositor lets go of. The picture on screen is written
+    /// over once the compositor has released it (wlroots copies a wl_shm buffer into a texture
+    /// and releases it at the commit: one buffer in all, half the memory of two); a second, and
+    /// a third, only while it still holds it; more only while every one is busy (several
+    /// outputs share the entry and a paused one holds an old frame), up to `ringMaximum`.
+    /// `trim` frees the spares.
     static let ringLimit = 3
     static let ringMaximum = 8
     private var entries: [Entry] = []
@@ -60,20 +63,22 @@ final class ShmPictures {
         try entry.converter.convert(picture, into: target, key: key, format: device.packedFormat, changed: changed)
         cost.add(Sys.threadCPU() - started)
         target.holds = (serial, colour)
+        target.lastWritten = now
         entry.current = target
         entry.serial = serial
         return target
     }
 
     private func freeBuffer(_ e: Entry, device: ShmDevice) throws(SinkError) -> ShmBuffer? {
-        if let b = e.ring.first(where: { !$0.busy && $0 !== e.current }) { return b }
+        // The picture on screen, released: the compositor has what it shows, and the buffer
+        // holds the frame before this one (the fewest tiles to convert again).
+        if let c = e.current, !c.busy { return c }
+        if let b = e.ring.first(where: { !$0.busy }) { return b }
         if e.ring.count < Self.ringLimit || (e.ring.count < Self.ringMaximum && e.ring.allSatisfy(\.busy)) {
             let b = try device.makeBuffer(e.key.size)
             e.ring.append(b)
             return b
         }
-        // The current picture is stale (a new frame is wanted) and free: write over it.
-        if let c = e.current, !c.busy { return c }
         return nil
     }
 
@@ -84,7 +89,9 @@ final class ShmPictures {
             if e.lastUsed < before {
                 e.ring.removeAll { $0 !== e.current && !$0.busy }
             } else {
-                // Spares made while every buffer was busy.
+                // Spares: made while the compositor held the others, and not written since
+                // `before` (it lets go of them in time now).
+                e.ring.removeAll { $0 !== e.current && !$0.busy && $0.lastWritten < before }
                 while e.ring.count > Self.ringLimit, let i = e.ring.firstIndex(where: { $0 !== e.current && !$0.busy }) {
                     e.ring.remove(at: i)
                 }
