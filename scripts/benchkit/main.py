@@ -48,12 +48,12 @@ def preflight(args, wayloop):
     return None, None
 
 
-def guarded_run(b, results, p):
-    """Runs plan P; the exit status (0, 1 broke, 130 interrupted). Every process it started is
-    stopped on any exit, and the work directory removed unless kept (--keep, or it broke)."""
+def guarded(work, workdir, keep):
+    """Runs WORK(); the exit status (0, 1 broke, 130 interrupted). Every process and compositor
+    the benchmark started is stopped on any exit, and WORKDIR removed unless KEEP or it broke."""
     status = 0
     try:
-        run(b, results, p)
+        work()
     except Broken as e:
         log(f"benchmark broke: {e}")
         status = 1
@@ -64,11 +64,16 @@ def guarded_run(b, results, p):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         cleanup()
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        if b.args.keep or status == 1:
-            log(f"work directory kept: {b.workdir}")
+        if keep or status == 1:
+            log(f"work directory kept: {workdir}")
         else:
-            shutil.rmtree(b.workdir, ignore_errors=True)
+            shutil.rmtree(workdir, ignore_errors=True)
     return status
+
+
+def guarded_run(b, results, p):
+    """Runs plan P (guarded)."""
+    return guarded(lambda: run(b, results, p), b.workdir, b.args.keep)
 
 
 def main(argv):
