@@ -112,6 +112,7 @@ class Player:
     def __init__(self, name, kind, clip, cenv, workdir, env=None, label=None):
         self.name, self.kind, self.clip, self.cenv, self.workdir = name, kind, clip, cenv, workdir
         self.env = env or {}       # extra environment: a step switched off
+        self.verbose = False       # wayloop -v: its debug lines in the log
         self.label = label or ("WayLoop (shm)" if kind == "wayloop" else "mpv --vo=wlshm")
         self.samples = []          # (seconds since the start, rollup)
         self.p = self.trace = self.ipc = None
@@ -126,8 +127,8 @@ class Player:
             env["XDG_CACHE_HOME"] = os.path.join(self.workdir, f"{self.name}.cache")
             env["WAYLOOP_FIT_MAKER"] = "none"   # the clip as it is, never a fitted copy made behind it
             env.update(self.env)
-            self.argv = [wayloop, "--renderer", "shm", "--no-config", "--trace-frames", self.trace,
-                         clip_path(self.clip)]
+            self.argv = [wayloop, "--renderer", "shm", "--no-config", "--trace-frames", self.trace] + \
+                (["-v"] if self.verbose else []) + [clip_path(self.clip)]
             self.p, _ = spawn_logged(self.argv, env, self.errlog)
         else:
             sock = os.path.join(self.workdir, f"{self.name}.sock")
@@ -297,6 +298,7 @@ def run_alone(a, wayloop, workdir, results):
     for i, (kind, env, label) in enumerate(runs):
         d = os.path.join(workdir, f"alone{i}")
         p = Player(f"alone{i}-{kind}-{clip}", kind, clip, compositor_start(d, ["1920x1080"]), workdir, env=env, label=label)
+        p.verbose = True   # the line that says what was handed back, and how long it took
         p.start(wayloop)
         p.wait_playing()
         t0 = time.monotonic()
@@ -316,8 +318,11 @@ def run_alone(a, wayloop, workdir, results):
                "cpu_percent_of_a_core": round(100.0 * (c1 - c0) / window, 1),
                "frames_dropped": f1[1] - f0[1],
                "anatomy_steady_mb": {k: [mb(v[0]), mb(v[1])] for k, v in anatomy(p.p.pid).items()}}
-        results["alone"].append(row)
         p.stop()
+        if kind == "wayloop":
+            with open(p.errlog, errors="replace") as f:
+                row["memory_lines"] = [l.strip() for l in f if ": memory: " in l]
+        results["alone"].append(row)
         compositor_stop(d)
 
 
