@@ -160,8 +160,11 @@ final class PlaylistTests: CompositorTestCase {
         // once the compositor has released that last one (its frame callback: how long that
         // takes is the compositor's and the machine's, so WayLoop's part is what is bounded).
         let gapMs = Double(records[next].commit - before.commit) / 1e6
-        let ownMs = Double(records[next].commit - max(before.commit, before.presented)) / 1e6
-        print("PlaylistTests: the new video's first frame came \(gapMs) ms after the old one's last, \(ownMs) ms after sway released it")
+        // Time wayloop's threads waited for a CPU in between is the machine's load, not WayLoop's.
+        let starvedMs = Double(Pacing.starved(before, records[next])) / 1e6
+        let ownMs = Double(records[next].commit - max(before.commit, before.presented)) / 1e6 - starvedMs
+        print("PlaylistTests: the new video's first frame came \(gapMs) ms after the old one's last, \(ownMs) ms after sway released it "
+              + "(less \(starvedMs) ms waited for a CPU)")
         XCTAssertLessThan(ownMs, 200, "the new video's first frame came \(ownMs) ms after sway released the old one's last")
         XCTAssertTrue(w.stderr.contains("'\(list)' line") == false, w.stderr)
     }
