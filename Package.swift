@@ -52,7 +52,7 @@ let package = Package(
             name: "WayLoopKit",
             dependencies: ["WayLoopCore", "Shaders", "CWayland", "CSystem", "CFFmpeg"]
         ),
-        .executableTarget(name: "WayLoop", dependencies: ["WayLoopKit"]),
+        .executableTarget(name: "WayLoop", dependencies: ["WayLoopKit", "WayLoopCore"]),
         .testTarget(name: "WayLoopCoreTests", dependencies: ["WayLoopCore"]),
         // No tests of its own: the repository's paths, running commands and waiting, for the two below.
         .testTarget(name: "WayLoopTestSupport"),

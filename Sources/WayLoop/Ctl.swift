@@ -2,6 +2,7 @@
 // WallpaperControl; its reply printed as the command asks, and the exit status of wayloop-ctl(1):
 // 0 done, 1 refused or failed, 2 usage (main.swift), 3 no wayloop running.
 import Glibc
+import WayLoopCore
 import WayLoopKit
 
 enum Ctl {

@@ -1,5 +1,8 @@
-// wayloop: parse → run → exit status. WayLoopKit's first client, through its public API only.
+// wayloop: parse → run → exit status. WayLoopKit's first client: the wallpaper is its public
+// `Wallpaper`, with the config file, state file, control socket and hand-over switched on; the
+// parser, help and the other subcommands are the package's own (`package`, not public API).
 import Glibc
+import WayLoopCore
 import WayLoopKit
 
 WayLoopCommand.prepareProcess()
@@ -13,7 +16,8 @@ case .success(.version):
     WayLoopCommand.print(Help.version)
     status = .ok
 case .success(.run(let options)):
-    status = WayLoopCommand.run(options, arguments: arguments)
+    // SIGINT, SIGTERM, SIGHUP and SIGUSR1 are read through a signalfd; it exits with the status.
+    WayLoopCommand.wallpaper(options, arguments: arguments).runAndExit()
 case .success(.thumbnail(let command)):
     status = WayLoopCommand.thumbnail(command)
 case .success(.decode(let command)):

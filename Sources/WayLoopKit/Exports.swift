@@ -1,6 +1,8 @@
 // A user of the library imports WayLoopKit and nothing else. The pure core's values that its
 // API speaks are re-exported one by one, so that its surface is what is listed here (the core's
-// other public declarations are for the library's own use and for the core's tests).
+// other public declarations are for the library's own use and for the core's tests; what only
+// the `wayloop` command needs, its parser, help and subcommands, is `package`: the executable
+// in this package reaches it, a program that embeds WayLoopKit does not).
 
 // What a wallpaper shows: the configuration, as the command line and config file say it.
 @_exported import struct WayLoopCore.Options
@@ -15,6 +17,9 @@
 @_exported import enum WayLoopCore.HwdecMode
 @_exported import enum WayLoopCore.CompositorScaling
 @_exported import struct WayLoopCore.Orientation
+@_exported import enum WayLoopCore.FitMode
+@_exported import enum WayLoopCore.RendererKind
+@_exported import struct WayLoopCore.Size
 
 // What it says while it runs: states, status and errors.
 @_exported import struct WayLoopCore.StateEvent
@@ -24,6 +29,7 @@
 @_exported import struct WayLoopCore.OutputStatus
 @_exported import struct WayLoopCore.SurfaceStatus
 @_exported import struct WayLoopCore.PlaylistStatus
+@_exported import struct WayLoopCore.FitStatus
 @_exported import struct WayLoopCore.FrameCosts
 @_exported import struct WayLoopCore.StageCost
 @_exported import enum WayLoopCore.VideoError
@@ -31,17 +37,5 @@
 @_exported import struct WayLoopCore.Logger
 @_exported import enum WayLoopCore.LogLevel
 
-// The `wayloop` command's own language: its parser, its subcommands and its help.
-@_exported import enum WayLoopCore.OptionParser
-@_exported import enum WayLoopCore.Command
-@_exported import enum WayLoopCore.UsageError
-@_exported import enum WayLoopCore.Help
-@_exported import struct WayLoopCore.CtlCommand
-@_exported import struct WayLoopCore.ThumbnailCommand
-@_exported import struct WayLoopCore.DecodeCommand
-@_exported import struct WayLoopCore.PrepareCommand
-
-// What a client of a running wallpaper sends (WallpaperControl), and how `ctl` prints replies.
+// What a client of a running wallpaper, or its host, asks of it (WallpaperControl, Wallpaper.send).
 @_exported import enum WayLoopCore.ControlRequest
-@_exported import enum WayLoopCore.Waybar
-@_exported import enum WayLoopCore.LineText

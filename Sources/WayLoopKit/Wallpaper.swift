@@ -1,7 +1,8 @@
 // The whole wallpaper as a library value: a looping video on the background layer of every
 // output of a wlr-layer-shell compositor, from one configuration, until stop() or until the
-// compositor goes. It is what the `wayloop` command runs (Launch adds the config file, the
-// state file, the instance lock and the control socket around it).
+// compositor goes. It is what the `wayloop` command runs: the config file, the state file, the
+// instance lock with its hand-over and the control socket are its configuration's options
+// (Launch starts them in that order).
 import CSystem
 import Glibc
 import WayLoopCore
@@ -25,16 +26,42 @@ public final class Wallpaper: @unchecked Sendable {
         /// Every setting; ``Options/entries`` say what each output shows.
         public var options: Options
 
-        /// A configuration from options as ``OptionParser`` or code makes them. Bare video names
-        /// (`"ocean"`) are looked up as ``Wallpaper/find(_:)`` does.
+        /// Reads the config file below ``options`` (`options.configPath`, else
+        /// `~/.config/wayloop/config`; none with `options.noConfig`), again on `reload` or
+        /// SIGHUP and when the file changes, and plays the installed default loop when nothing
+        /// names a video, as `wayloop` does. Off by default: a host's wallpaper reads no file the
+        /// host did not ask for.
+        public var readsConfigFile = false
+
+        /// One wallpaper per display (and `options.name`), reached by `wayloop ctl` and
+        /// ``WallpaperControl``: the instance lock and the control socket in
+        /// `$XDG_RUNTIME_DIR`. Off by default. With it, a wallpaper given a connection of its own
+        /// (`WAYLAND_SOCKET`, as a locker gives it, and no `options.name`) still takes neither.
+        public var controlSocket = false
+
+        /// With ``controlSocket``: what `wayloop ctl set` (or ``Wallpaper/set(_:timeout:)``) chose is kept
+        /// in the state file and restored at the next start (not with `options.noRestore`).
+        public var stateFile = false
+
+        /// With ``controlSocket``, when another wallpaper already runs on this display: nil (the
+        /// default) fails with ``ExitStatus/alreadyRunning``; arguments (a `wayloop` command line)
+        /// are handed to it, as a second `wayloop ARGS` does, and ``Wallpaper/run()`` returns once
+        /// it took them. `options.replace` asks it to quit instead.
+        public var handOver: [String]?
+
+        /// The start-up timeline counts from the process's exec (the command), not from run().
+        package var timedFromExec = false
+
+        /// A configuration from options as `wayloop`'s command line or code makes them. Bare
+        /// video names (`"ocean"`) are looked up as ``Wallpaper/find(_:)`` does, and a relative
+        /// `configPath` is made absolute, here, where the working directory is known.
         public init(_ options: Options) {
             var o = options
-            o.entries = o.entries.map { $0.resolvingNames { Wallpaper.find($0) }.resolvingFolders { Workshop.resolvePath($0, here: Sys.currentDirectory) } }
+            let cwd = Sys.currentDirectory
+            o.configPath = o.configPath.map { Paths.absolute($0, in: cwd, home: Sys.env("HOME")) }
+            o.entries = o.entries.map { $0.resolvingNames { Wallpaper.find($0) }.resolvingFolders { Workshop.resolvePath($0, here: cwd) } }
             self.options = o
         }
-
-        /// Options whose names are resolved already (the command did it).
-        init(resolved options: Options) { self.options = options }
 
         /// One video on every output. `video` is a path, or a name looked up like a bundled
         /// resource: `"ocean"` finds `ocean.mp4` here or in the wayloop data directories.
@@ -52,6 +79,7 @@ public final class Wallpaper: @unchecked Sendable {
 
     /// Called on the thread that runs ``run()`` each time an output's state changes (loading,
     /// playing, paused, failed) or it switches to another video. Set it before ``run()``.
+    /// (``VideoView/onStateChange`` gets the same ``StateEvent``.)
     public var onStateChange: (@Sendable (StateEvent) -> Void)?
 
     /// Where log lines go (one line each, without a newline); stderr when nil.
@@ -65,6 +93,11 @@ public final class Wallpaper: @unchecked Sendable {
     private var statusRequested = false
     private var statusAnswer: [OutputStatus]?
     private var lastError: String?
+    private var lastVideoError: VideoError?
+    /// The host's own requests (send), waiting for the run's thread, and their replies.
+    private var inbox: [(id: Int, request: ControlRequest)] = []
+    private var answers: [Int: JSON] = [:]
+    private var nextRequest = 0
 
     /// A wallpaper that shows `configuration` once ``run()`` is called.
     public init(_ configuration: Configuration) {
@@ -93,10 +126,12 @@ public final class Wallpaper: @unchecked Sendable {
         try run(handlingSignals: false)
     }
 
-    /// For a program whose one job is the wallpaper: runs it, stops cleanly on SIGINT or
-    /// SIGTERM, and exits the process with `wayloop`'s exit status (0 when it stopped well; the
-    /// error line is already logged otherwise). Call it before starting any thread of your own:
-    /// the two signals are blocked and read through a file descriptor.
+    /// For a program whose one job is the wallpaper: runs it, and exits the process with
+    /// `wayloop`'s exit status (0 when it stopped well; the error line is already logged
+    /// otherwise). SIGINT and SIGTERM stop it cleanly, SIGHUP reloads the config file (with
+    /// ``Configuration/readsConfigFile``) and SIGUSR1 pauses or resumes every output. Call it
+    /// before starting any thread of your own: the four signals are blocked and read through a
+    /// file descriptor.
     public func runAndExit() -> Never {
         do throws(WallpaperError) {
             try run(handlingSignals: true)
@@ -112,20 +147,15 @@ public final class Wallpaper: @unchecked Sendable {
             if line.hasPrefix("wayloop: error: ") { self?.guardLock.withLock { self?.lastError = line } }
             sink(line)
         })
-        let options = configuration.options
-        guard !options.videos.isEmpty else {
-            log.error("usage: \(UsageError.noVideo)")
-            throw WallpaperError(status: .usage, line: guardLock.withLock { lastError } ?? "\(UsageError.noVideo)")
-        }
-        var startup = StartupTimeline(exec: Sys.now())
-        startup.mark(.main, at: Sys.now())
-        var videos = VideoTable<Clip>()
-        if !Launch.checkVideos(options, into: &videos, log: log) {
-            throw WallpaperError(status: .badVideo, line: guardLock.withLock { lastError } ?? "no video can be played")
-        }
-        let status = runApp(Run(options: options, commandLine: options, configEntries: [], videos: videos,
-                                startup: startup, log: log, signals: handlingSignals ? [SIGINT, SIGTERM] : []))
-        if let e = WallpaperError(status: status, line: guardLock.withLock { lastError }) { throw e }
+        let status = Launch.run(configuration, wallpaper: self, signals: handlingSignals ? [SIGINT, SIGTERM, SIGHUP, SIGUSR1] : [], log: log)
+        let (line, video) = guardLock.withLock { (lastError, lastVideoError) }
+        if let e = WallpaperError(status: status, line: line, video: video) { throw e }
+    }
+
+    /// Why no video could play (Launch, at the start; runApp, at the end of a run).
+    func noteVideoError(_ e: VideoError?) {
+        guard let e else { return }
+        guardLock.withLock { lastVideoError = e }
     }
 
     /// Asks ``run()`` to return: the surfaces go, the decoders stop. Safe from any thread, and
@@ -152,6 +182,72 @@ public final class Wallpaper: @unchecked Sendable {
         }
     }
 
+    /// Asks the running wallpaper what `wayloop ctl` asks of one (``ControlRequest``: pause,
+    /// resume, toggle, set, next, prev, forget, snapshot, reload, quit, status), in-process,
+    /// and waits up to `timeout` seconds for the reply it would give on its control socket: a
+    /// `set` is answered once its video is on screen, or refused when it failed (the old video
+    /// plays on). Names and relative paths are resolved as ``WallpaperControl/resolved(_:)``
+    /// does. From any thread but the one that runs ``run()``; `subscribe` is refused (follow
+    /// ``onStateChange`` or ``states()``).
+    @discardableResult
+    public func send(_ request: ControlRequest, timeout: Double = 60) throws(WallpaperControl.Failure) -> WallpaperControl.Reply {
+        let resolved: ControlRequest
+        do throws(VideoError) { resolved = try WallpaperControl.resolved(request) } catch { throw .refused("\(error)") }
+        let queued = guardLock.withLock { () -> Int? in
+            guard let wakeup else { return nil }
+            nextRequest += 1
+            inbox.append((nextRequest, resolved))
+            wakeup.signal()
+            return nextRequest
+        }
+        guard let id = queued else { throw .notRunning("the wallpaper is not running") }
+        let deadline = Sys.now() + Nanos(timeout * 1e9)
+        while true {
+            let (answer, running) = guardLock.withLock { (answers.removeValue(forKey: id), wakeup != nil) }
+            if let answer { return try WallpaperControl.reply(answer) }
+            if !running { throw .notRunning("the wallpaper stopped before it answered") }
+            if Sys.now() >= deadline {
+                guardLock.withLock { inbox.removeAll { $0.id == id } }
+                throw .io("no reply within \(timeout) s")
+            }
+            usleep(2_000)
+        }
+    }
+
+    /// Pauses `output` (a name, a description's glob or an identity; nil: every output), as
+    /// `wayloop ctl pause` does: the user's pause, which only ``resume(_:)`` ends.
+    @discardableResult
+    public func pause(_ output: String? = nil) throws(WallpaperControl.Failure) -> WallpaperControl.Reply {
+        try send(.pause(output))
+    }
+
+    /// Ends the pause ``pause(_:)`` made on `output` (nil: every output).
+    @discardableResult
+    public func resume(_ output: String? = nil) throws(WallpaperControl.Failure) -> WallpaperControl.Reply {
+        try send(.resume(output))
+    }
+
+    /// What `wayloop ctl set` sets: `entry`'s video, mode, colours, playlist settings … for the
+    /// outputs its selector names, above the configuration (and kept in the state file with
+    /// ``Configuration/stateFile``). Returns once the new video is on screen; throws
+    /// ``WallpaperControl/Failure/refused(_:)`` with the reason when it cannot play (the old
+    /// video plays on).
+    @discardableResult
+    public func set(_ entry: OutputEntry, timeout: Double = 60) throws(WallpaperControl.Failure) -> WallpaperControl.Reply {
+        try send(.set(entry), timeout: timeout)
+    }
+
+    /// Switches `output` (nil: every output) to `video` (a path or a bare name, as
+    /// ``find(_:)`` looks it up), with `transition` for this switch (nil: the configured one).
+    /// The same as ``set(_:timeout:)`` with only the video.
+    @discardableResult
+    public func switchTo(video: String, on output: String? = nil, transition: Transition? = nil,
+                         timeout: Double = 60) throws(WallpaperControl.Failure) -> WallpaperControl.Reply {
+        var entry = OutputEntry(selector: output.map { .named($0) } ?? .all, video: video)
+        entry.transition = transition
+        return try set(entry, timeout: timeout)
+    }
+
     /// What each connected output shows now, as `wayloop ctl status` says it; nil when the
     /// wallpaper is not running or did not answer within `timeout` seconds. From any thread but
     /// the one that runs ``run()`` (a callback there gets nil: ask from another thread).
@@ -173,7 +269,7 @@ public final class Wallpaper: @unchecked Sendable {
 
     // MARK: Inside (main thread of the run)
 
-    /// What one run needs; the `wayloop` command (Launch) adds its own parts.
+    /// What one run needs (Launch makes it from the configuration).
     struct Run {
         var options: Options
         var commandLine: Options
@@ -223,7 +319,9 @@ public final class Wallpaper: @unchecked Sendable {
                       display: display, signals: signals, wakeup: wakeup, videos: run.videos, control: run.control,
                       startup: startup, restored: run.restored, stateWriter: run.stateWriter)
         app.owner = self
-        return app.run()
+        let status = app.run()
+        if status != .ok { noteVideoError(run.options.allVideos.lazy.compactMap { app.videos.failure($0) }.first) }
+        return status
     }
 
     /// An output's state changed (App.publish).
@@ -232,9 +330,14 @@ public final class Wallpaper: @unchecked Sendable {
         for c in guardLock.withLock({ Array(streams.values) }) { c.yield(event) }
     }
 
-    /// The wakeup fired: whether a stop was asked for, answering a status request on the way.
-    func wakeupRequests(statuses: () -> [OutputStatus]) -> Bool {
-        let (stop, wantsStatus) = guardLock.withLock { (stopRequested, statusRequested) }
+    /// The wakeup fired: whether a stop was asked for, answering a status request and handing
+    /// the host's requests to `handle` (with their ids) on the way.
+    func wakeupRequests(statuses: () -> [OutputStatus], handle: (ControlRequest, Int) -> Void) -> Bool {
+        let (stop, wantsStatus, requests) = guardLock.withLock { () -> (Bool, Bool, [(id: Int, request: ControlRequest)]) in
+            defer { inbox.removeAll() }
+            return (stopRequested, statusRequested, inbox)
+        }
+        for r in requests { handle(r.request, r.id) }
         if wantsStatus {
             let s = statuses()
             guardLock.withLock {
@@ -244,6 +347,11 @@ public final class Wallpaper: @unchecked Sendable {
         }
         return stop
     }
+
+    /// The reply to the host's request `id` (App.reply).
+    func answer(_ id: Int, _ value: JSON) {
+        guardLock.withLock { answers[id] = value }
+    }
 }
 
 /// Why a ``Wallpaper`` could not start or stopped by failing, with the line `wayloop` prints.
@@ -252,15 +360,20 @@ public struct WallpaperError: Error, Sendable, CustomStringConvertible {
     public let status: ExitStatus
     /// The error line (`wayloop: error: …`).
     public let description: String
+    /// Why the video could not play, when that is why it stopped (``ExitStatus/badVideo``):
+    /// the first video of the configuration that failed.
+    public let video: VideoError?
 
-    init(status: ExitStatus, line: String) {
+    init(status: ExitStatus, line: String, video: VideoError? = nil) {
         self.status = status
         description = line
+        self.video = video
     }
 
     /// Nil for a run that ended well (stopped, or the compositor went away).
-    init?(status: ExitStatus, line: String?) {
+    init?(status: ExitStatus, line: String?, video: VideoError?) {
         guard status != .ok else { return nil }
-        self.init(status: status, line: line ?? "stopped with exit status \(status.rawValue)")
+        self.init(status: status, line: line ?? video.map { "wayloop: error: \($0)" } ?? "stopped with exit status \(status.rawValue)",
+                  video: status == .badVideo ? video : nil)
     }
 }

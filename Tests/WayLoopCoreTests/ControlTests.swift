@@ -257,6 +257,22 @@ final class ControlTests: XCTestCase {
                 e.hwdecDevice = "1"
                 return set(e)
             }()),
+            (["set", "DP-1", "--fit", "off"], {
+                var e = OutputEntry(selector: .named("DP-1"))
+                e.fit = .off
+                return set(e)
+            }()),
+            (["set", "*", "--pause-when", "fullscreen-anywhere,any-window", "--pause-ignore", "mpv,firefox"], {
+                var e = OutputEntry(selector: .all)
+                e.pauseWhen = PauseWhen([.fullscreenAnywhere, .anyWindow])
+                e.pauseIgnore = ["mpv", "firefox"]
+                return set(e)
+            }()),
+            (["set", "DP-1", "--workspace", "2", "/v/b.mp4"], {
+                var e = OutputEntry(selector: .named("DP-1"), video: "/v/b.mp4")
+                e.workspace = "2"
+                return set(e)
+            }()),
             (["reload"], CtlCommand(request: .reload)),
             (["forget"], CtlCommand(request: .forget(nil))),
             (["forget", "*"], CtlCommand(request: .forget(nil))),
@@ -279,7 +295,8 @@ final class ControlTests: XCTestCase {
         let tested = Set(cases.flatMap { $0.0 })
         for c in commands { XCTAssertTrue(tested.contains(c), "usage command '\(c)' untested") }
         let options = usage.split(separator: " ").filter { $0.hasPrefix("[-") }.map { String($0.dropFirst().filter { $0 != "]" }) }
-        XCTAssertEqual(options, ["--json", "-m", "-c", "--dim", "-f", "--transition", "--interval", "--loops", "--shuffle", "--max-fps", "--battery-fps", "--scaling", "--hwdec", "--hwdec-device", "--waybar"])
+        XCTAssertEqual(options, ["--json", "--workspace", "-m", "-c", "--dim", "-f", "--transition", "--interval", "--loops", "--shuffle", "--max-fps",
+                                 "--battery-fps", "--scaling", "--hwdec", "--hwdec-device", "--fit", "--pause-when", "--pause-ignore", "--waybar"])
         for o in options { XCTAssertTrue(tested.contains(o), "usage option '\(o)' untested") }
     }
 

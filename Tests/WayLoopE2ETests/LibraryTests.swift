@@ -68,6 +68,43 @@ final class LibraryTests: CompositorTestCase {
         XCTAssertFalse(r.stderr.contains("error"), r.stderr)
     }
 
+    /// A host steers its own wallpaper in-process (Examples/Sources/HostControl with OTHER):
+    /// pause and resume answered as `ctl` answers them, a switch answered once the new video
+    /// plays, a switch to a file that is not there refused with its reason while the old video
+    /// plays on; and with `controlSocket` the real `wayloop ctl` reaches the same wallpaper.
+    func testAHostSteersItsOwnWallpaperAndCtlReachesIt() throws {
+        let sway = try compositor()
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-host-\(UUID().uuidString.prefix(8))").path
+        defer { for f in [base + ".out", base + ".err"] { try? FileManager.default.removeItem(atPath: f) } }
+        let (grid, seam) = (Repo.clip("grid.mp4"), Repo.clip("seam-30.mp4"))
+        guard let host = Child([try example("HostControl"), grid, "4", seam], env: sway.env, stdout: base + ".out", stderr: base + ".err") else {
+            throw HarnessError("cannot start the HostControl example")
+        }
+        defer { if host.isRunning { kill(host.pid, SIGKILL); _ = host.wait(timeout: 5) } }
+        func lines() -> [String] { ((try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        func stderr() -> String { (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? "" }
+        XCTAssertTrue(Wait.until(timeout: 60) { lines().contains("steered") || !host.isRunning }, "\(lines()); \(stderr())")
+        // The command's own ctl, on the display's control socket, reaches the host's wallpaper.
+        let outs = try Ctl.status(env: sway.env)
+        XCTAssertEqual(outs.first?["video"] as? String, seam, Ctl.describe(outs))
+        XCTAssertEqual(host.wait(timeout: 30), 0, "\(lines()); \(stderr())")
+        let out = lines(), output = sway.outputs[0]
+        XCTAssertTrue(out.contains("pause: \(output) paused"), "\(out)")
+        XCTAssertTrue(out.contains("resume: \(output) resumed"), "\(out)")
+        XCTAssertTrue(out.contains("switch: every output: '\(seam)'"), "\(out)")
+        XCTAssertTrue(out.contains { $0.hasPrefix("switch refused: ") && $0.contains("/nonexistent/clip.mp4") }, "\(out)")
+        // Each step as the states say it: paused by the host, playing again, the new video playing.
+        let states = out.filter { $0.hasPrefix("state \(output) ") }
+        let paused = states.firstIndex { $0.hasPrefix("state \(output) paused") }
+        let switched = states.firstIndex(of: "state \(output) playing \(seam)")
+        XCTAssertNotNil(paused, "\(states)")
+        XCTAssertNotNil(switched, "\(states)")
+        if let paused, let switched { XCTAssertLessThan(paused, switched, "\(states)") }
+        // The refused switch left the new video playing, to the end.
+        XCTAssertTrue(out.contains { $0.hasPrefix("status \(output) playing frames ") }, "\(out)")
+        XCTAssertEqual(out.last, "stopped", "\(out)")
+    }
+
     /// The Backdrop example (a host's own 320x180 layer surface on the top layer, centred, with
     /// a VideoView in it), driven by lines on its stdin, a FIFO.
     private final class Backdrop {
@@ -260,9 +297,11 @@ final class LibraryTests: CompositorTestCase {
         XCTAssertTrue(bad.stderr.contains("empty.mp4"), bad.stderr)
     }
 
-    /// The `wayloop` executable is WayLoopKit's client through its public API alone: it imports
-    /// nothing else of the package, never with @testable or @_spi, and its target depends on
-    /// the library only (the compiler then refuses any internal symbol).
+    /// The `wayloop` executable runs the wallpaper through WayLoopKit's public `Wallpaper`: it
+    /// imports WayLoopKit and the pure core (the command's parser, help and ctl's language, which
+    /// are `package`, not WayLoopKit's API), never with @testable or @_spi, so the compiler
+    /// refuses any internal symbol; and its wallpaper is a `Wallpaper` whose configuration turns
+    /// on the public options (config file, control socket, state file, hand-over).
     func testTheCommandUsesOnlyThePublicAPI() throws {
         let dir = Repo.path("Sources/WayLoop")
         let files = try FileManager.default.subpathsOfDirectory(atPath: dir).filter { $0.hasSuffix(".swift") }
@@ -273,12 +312,18 @@ final class LibraryTests: CompositorTestCase {
                 let t = line.trimmingCharacters(in: .whitespaces)
                 XCTAssertFalse(t.contains("@testable") || t.contains("@_spi") || t.contains("@_implementationOnly"), "\(f): \(t)")
                 if t.hasPrefix("import ") {
-                    XCTAssertTrue(["import Glibc", "import WayLoopKit"].contains(t), "\(f) imports more than WayLoopKit: \(t)")
+                    XCTAssertTrue(["import Glibc", "import WayLoopCore", "import WayLoopKit"].contains(t), "\(f) imports more than WayLoopKit and the core: \(t)")
                 }
             }
         }
         let manifest = try String(contentsOfFile: Repo.path("Package.swift"), encoding: .utf8)
-        XCTAssertTrue(manifest.contains(#".executableTarget(name: "WayLoop", dependencies: ["WayLoopKit"])"#),
-                      "the executable target must depend on WayLoopKit alone")
+        XCTAssertTrue(manifest.contains(#".executableTarget(name: "WayLoop", dependencies: ["WayLoopKit", "WayLoopCore"])"#),
+                      "the executable target must depend on WayLoopKit and the core alone")
+        let main = try String(contentsOfFile: dir + "/main.swift", encoding: .utf8)
+        XCTAssertTrue(main.contains("WayLoopCommand.wallpaper(options, arguments: arguments).runAndExit()"), "the command does not run a Wallpaper")
+        let command = try String(contentsOfFile: Repo.path("Sources/WayLoopKit/Launch/WayLoopCommand.swift"), encoding: .utf8)
+        for option in ["readsConfigFile", "controlSocket", "stateFile", "handOver"] {
+            XCTAssertTrue(command.contains("configuration.\(option) = "), "the command's Wallpaper does not set \(option)")
+        }
     }
 }

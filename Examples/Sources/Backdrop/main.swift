@@ -49,7 +49,7 @@ do {
     FileHandle.standardError.write(Data("Backdrop: error: \(error)\n".utf8))
     exit(1)
 }
-view.onStateChange = { say("state \($0)") }
+view.onStateChange = { say("state \($0.state)") }
 @MainActor func act(_ what: String) {
     say("\(what) at frames \(view.framesShown)")
     switch what {

@@ -2,12 +2,16 @@
 // (after mpv's video/out/aspect.c). The renderer draws `destination` (in output pixels, origin
 // top-left) and samples the texture over `source` (normalised texture coordinates, origin top-left).
 
+/// A size in pixels: a video's, an output's, a buffer's (`1920x1080` as text).
 public struct Size: Equatable, Sendable, CustomStringConvertible {
+    /// Pixels across and down.
     public var width: Int, height: Int
+    /// The size `width`x`height`.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
+    /// No pixels: a side is 0 or less.
     public var isEmpty: Bool { width <= 0 || height <= 0 }
     public var description: String { "\(width)x\(height)" }
 }

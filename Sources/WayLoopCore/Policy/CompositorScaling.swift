@@ -33,19 +33,19 @@ public enum CompositorScaling {
 
     /// A span drawn from one buffer: the canvas's picture converted once, 1:1, and each output's
     /// surface showing its part of it (wp_viewport's source rectangle), scaled by the compositor.
-    public struct Canvas: Equatable, Sendable {
+    package struct Canvas: Equatable, Sendable {
         /// The shared buffer's size in pixels (display orientation).
-        public var buffer: Size
+        package var buffer: Size
         /// How the picture lies in `buffer`: fill for span, fit for span-fit.
-        public var mode: ScaleMode
+        package var mode: ScaleMode
         /// This output's part of the buffer, in buffer pixels (within it).
-        public var source: Rect
+        package var source: Rect
     }
 
     /// The canvas buffer for an output of `output` pixels showing `span`'s part of a span (`mode`
     /// span or span-fit) of `video` (display size): the canvas as `buffer` would scale it (fill
     /// or fit on the canvas's shape). Nil when the client converts (not upscaled).
-    public static func canvas(video: Size, span: SpanView, output: Size, mode: ScaleMode) -> Canvas? {
+    package static func canvas(video: Size, span: SpanView, output: Size, mode: ScaleMode) -> Canvas? {
         guard mode.isSpan, span.canvas.width > 0, span.canvas.height > 0, span.output.width > 0, span.output.height > 0,
               !output.isEmpty else { return nil }
         // The canvas in this output's pixels.
@@ -67,7 +67,7 @@ public enum CompositorScaling {
     /// the output. Nil when the client converts at the output's size: a picture not upscaled
     /// (fill: by its larger factor, fit: its smaller, stretch: on both axes), and tile, center
     /// and the span modes (pixels 1:1 or one canvas).
-    public static func buffer(video: Size, output: Size, mode: ScaleMode) -> Size? {
+    package static func buffer(video: Size, output: Size, mode: ScaleMode) -> Size? {
         guard !video.isEmpty, !output.isEmpty else { return nil }
         let sx = Double(output.width) / Double(video.width), sy = Double(output.height) / Double(video.height)
         // Upscaled: by the larger factor for fill, the smaller for fit, both for stretch.

@@ -12,6 +12,7 @@ public enum FitMode: String, Sendable, CaseIterable {
     /// Never: every video plays from its own file.
     case off
 
+    /// What `--fit` takes, for its usage error.
     public static let expected = "one of auto, always, off"
 
     /// The mode for a video several outputs show (it is decoded once): `off` on any of them

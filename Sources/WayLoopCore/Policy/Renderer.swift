@@ -22,7 +22,9 @@ public enum RendererRequest: String, Sendable, CaseIterable {
 
 /// What draws: the renderer list (each has a render device in the shell, Sinks/).
 public enum RendererKind: String, Sendable, CaseIterable {
+    /// GLES through EGL: Y'CbCr→RGB and the crop in a shader.
     case gl
+    /// wl_shm buffers the CPU fills: where GL would only be software.
     case shm
 }
 

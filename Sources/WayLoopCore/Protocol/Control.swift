@@ -34,7 +34,7 @@ public enum ControlRequest: Equatable, Sendable {
     case handOver(args: [String], cwd: String)
 
     /// The request as one JSON line's object.
-    public var json: JSON {
+    package var json: JSON {
         func target(_ cmd: String, _ o: String?) -> JSON {
             .object([("cmd", .string(cmd))] + (o.map { [("output", .string($0))] } ?? []))
         }
@@ -71,7 +71,7 @@ public enum ControlRequest: Equatable, Sendable {
     }
 
     /// Reads a request; the error is one line for the error reply.
-    public static func parse(_ line: String) -> Result<ControlRequest, ControlError> {
+    package static func parse(_ line: String) -> Result<ControlRequest, ControlError> {
         let value: JSON
         do { value = try JSON.parse(line) } catch { return .failure(.malformed("\(error)")) }
         guard case .object = value else { return .failure(.malformed("a request is a JSON object")) }
@@ -197,7 +197,7 @@ public struct CtlCommand: Equatable, Sendable {
 }
 
 public enum CtlParser {
-    public static let usage = "status [--json] | pause|resume|toggle|next|prev [OUTPUT] | set OUTPUT|'*' [VIDEO|DIR|PLAYLIST] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] [--transition T] [--interval D] [--loops N] [--shuffle] [--max-fps N] [--battery-fps N] [--scaling S] [--hwdec H] [--hwdec-device D] | forget [OUTPUT] | snapshot [OUTPUT] FILE.png | reload | quit | subscribe [--waybar]"
+    public static let usage = "status [--json] | pause|resume|toggle|next|prev [OUTPUT] | set OUTPUT|'*' [--workspace NAME] [VIDEO|DIR|PLAYLIST] [-m MODE] [-c RRGGBB] [--dim F] [-f RRGGBB|VIDEO] [--transition T] [--interval D] [--loops N] [--shuffle] [--max-fps N] [--battery-fps N] [--scaling S] [--hwdec H] [--hwdec-device D] [--fit F] [--pause-when RULES] [--pause-ignore APP_IDS] | forget [OUTPUT] | snapshot [OUTPUT] FILE.png | reload | quit | subscribe [--waybar]"
 
     /// Parses the arguments after `ctl`. Video paths stay as given: the client makes them absolute.
     public static func parse(_ args: [String]) throws(UsageError) -> CtlCommand {

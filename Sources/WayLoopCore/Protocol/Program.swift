@@ -21,7 +21,7 @@ public enum ExitStatus: Int32, Sendable {
 /// What `--version` and `--help` print.
 public enum Help {
     /// The version line `--version` prints.
-    public static let version = "wayloop 0.2.0"
+    public static let version = "wayloop 0.3.0"
 
     /// The usage text `--help` prints.
     public static let text = """

@@ -38,7 +38,7 @@ public struct FrameCosts: Equatable, Sendable {
     public init() {}
 
     /// `costs` in `ctl status --json`: each stage's milliseconds (two decimals) and count.
-    public var json: JSON {
+    package var json: JSON {
         func ms(_ c: StageCost) -> JSON { .number((Double(c.nanos) / 1e4).rounded() / 100) }
         return .object([("decode_ms", ms(decode)), ("decoded", .number(Double(decode.count))),
                         ("compare_ms", ms(compare)), ("compared", .number(Double(compare.count))),
@@ -47,7 +47,7 @@ public struct FrameCosts: Equatable, Sendable {
     }
 
     /// Reads back what `json` wrote; nil when a stage is missing.
-    public init?(json: JSON) {
+    package init?(json: JSON) {
         func stage(_ name: String, _ n: String) -> StageCost? {
             guard let ms = json[name + "_ms"]?.number, let c = json[n]?.number else { return nil }
             return StageCost(nanos: Int64((ms * 1e6).rounded()), count: Int(c))
@@ -135,7 +135,7 @@ public struct OutputStatus: Equatable, Sendable {
     }
 
     /// Reads back what `json` wrote (the ctl client formats a status reply with it).
-    public init?(json: JSON) {
+    package init?(json: JSON) {
         guard let name = json["name"]?.string, let stateName = json["state"]?.string else { return nil }
         let reason = json["reason"]?.string
         let state: VideoPlayerState
@@ -164,7 +164,7 @@ public struct OutputStatus: Equatable, Sendable {
     }
 
     /// The output's object in `ctl status --json`; nil fields are null or left out.
-    public var json: JSON {
+    package var json: JSON {
         var pairs: [(String, JSON)] = [("name", .string(name)), ("description", .string(description)),
                                        ("video", video.map { .string($0) } ?? .null),
                                        ("mode", mode.map { .string($0.rawValue) } ?? .null)]
@@ -210,6 +210,7 @@ public struct OutputStatus: Equatable, Sendable {
 /// What an output's video plays from (`--fit`), in `ctl status` (`fit`): its own file, a
 /// fitted copy being made, or the copy.
 public struct FitStatus: Equatable, Sendable {
+    /// Where the video plays from.
     public enum Stage: String, Sendable {
         /// The video's own file (`note` says why, when there is a reason to say).
         case original
@@ -219,16 +220,20 @@ public struct FitStatus: Equatable, Sendable {
         case copy
     }
 
+    /// Where it plays from.
     public var stage: Stage
+    /// Why, when there is a reason to say (why no copy is made, why making one waits).
     public var note: String?
     /// The copy's size (being made, or playing).
     public var size: Size?
-    /// Preparing: the share done (0…1) and the seconds left at the pace so far.
+    /// Preparing: the share done (0…1).
     public var done: Double?
+    /// Preparing: the seconds left at the pace so far.
     public var secondsLeft: Double?
     /// The copy: its decode cost against the original's, as measured while making it.
     public var decodeShare: Double?
 
+    /// A status with each field as named.
     public init(stage: Stage, note: String? = nil, size: Size? = nil, done: Double? = nil, secondsLeft: Double? = nil,
                 decodeShare: Double? = nil) {
         self.stage = stage
@@ -239,7 +244,7 @@ public struct FitStatus: Equatable, Sendable {
         self.decodeShare = decodeShare
     }
 
-    public var json: JSON {
+    package var json: JSON {
         var pairs: [(String, JSON)] = [("stage", .string(stage.rawValue))]
         if let note { pairs.append(("note", .string(note))) }
         if let size { pairs.append(("size", .string(size.description))) }
@@ -249,7 +254,7 @@ public struct FitStatus: Equatable, Sendable {
         return .object(pairs)
     }
 
-    public init?(json: JSON) {
+    package init?(json: JSON) {
         guard let stage = json["stage"]?.string.flatMap(Stage.init(rawValue:)) else { return nil }
         self.init(stage: stage, note: json["note"]?.string, size: json["size"]?.string.flatMap(ThumbnailCommand.parseSize),
                   done: json["done"]?.number, secondsLeft: json["seconds_left"]?.number, decodeShare: json["decode_share"]?.number)
@@ -298,14 +303,14 @@ public struct SurfaceStatus: Equatable, Sendable {
     }
 
     /// Reads back what `json` wrote.
-    public init?(json: JSON) {
+    package init?(json: JSON) {
         guard let b = json["buffer"]?.string, let l = json["logical"]?.string, let s = json["scale"]?.number else { return nil }
         self.init(buffer: b, logical: l, scale: s, preferredScale: json["preferred_scale"]?.number,
                   resizes: Int(json["resizes"]?.number ?? 0))
     }
 
     /// Its object in `ctl status --json`.
-    public var json: JSON {
+    package var json: JSON {
         var pairs: [(String, JSON)] = [("buffer", .string(buffer)), ("logical", .string(logical)),
                                        ("scale", .number((scale * 1000).rounded() / 1000))]
         if let preferredScale { pairs.append(("preferred_scale", .number((preferredScale * 1000).rounded() / 1000))) }
@@ -371,7 +376,7 @@ public struct PlaylistStatus: Equatable, Sendable {
     }
 
     /// The `playlist` object of `ctl status --json` and of state events.
-    public var json: JSON {
+    package var json: JSON {
         .object([("source", .string(source)), ("position", .number(Double(position))), ("count", .number(Double(count))),
                  ("next_switch_in", nextSwitch.map { .number(($0 * 10).rounded() / 10) } ?? .null)])
     }
@@ -417,7 +422,7 @@ public struct StateEvent: Equatable, Sendable {
 
     /// The event as one line's object for subscribers: `"event": "state"`, the output, the state
     /// and its reason, the video and the playlist.
-    public var json: JSON {
+    package var json: JSON {
         .object([("event", .string("state")), ("output", .string(output))] + Self.stateFields(state)
                 + [("video", video.map { .string($0) } ?? .null)] + (playlist.map { [("playlist", $0.json)] } ?? [])
                 + (workspace.map { [("workspace", .string($0))] } ?? []) + (solid.map { [("solid", .string($0.description))] } ?? []))

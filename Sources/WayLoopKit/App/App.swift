@@ -124,13 +124,18 @@ final class App {
         saveClock = SaveDebounce(generation: stateGeneration)
     }
 
+    /// A reply to a client of the control socket, or (a negative client) to the host's own request.
+    func reply(to client: Int, _ value: JSON) {
+        if client < 0 { owner?.answer(-client, value) } else { control?.reply(to: client, value) }
+    }
+
     /// Every fd the loop polls beside the Wayland connection, each with what to do when it is ready.
     private func registerSources() {
         if let control { loop.add(control) }
         loop.add(fd: signals.fd) { [unowned self] in requests.handleSignals() }
         loop.add(fd: wakeup.fd) { [unowned self] in
             wakeup.drain()
-            if owner?.wakeupRequests(statuses: { requests.statuses }) == true { exitStatus = .ok }
+            if owner?.wakeupRequests(statuses: { requests.statuses }, handle: { requests.handle($0, from: -$1) }) == true { exitStatus = .ok }
             videosChanged()
         }
         if let watcher {

@@ -7,6 +7,8 @@ import WayLoopCore
 protocol ControlledApp: AnyObject {
     var log: Logger { get }
     var control: ControlServer? { get }
+    /// Answers a request: on the control socket (`client` ≥ 0) or to the host in-process.
+    func reply(to client: Int, _ value: JSON)
     var signals: SignalFD { get }
     /// What applies now, the command line's layer, the config file's.
     var options: Options { get }

@@ -15,13 +15,20 @@ final class Requests: ControlServerDelegate {
     init(app: any ControlledApp) { self.app = app }
 
     func control(_ server: ControlServer, request: ControlRequest, from client: Int) {
+        handle(request, from: client)
+    }
+
+    /// One request, from a client of the control socket (`client` ≥ 0) or from the wallpaper's
+    /// host in-process (``Wallpaper/send(_:timeout:)``: a negative `client`); the reply goes
+    /// back the way it came (App.reply), at once or once the new picture is on screen.
+    func handle(_ request: ControlRequest, from client: Int) {
         let okReply = JSON.object([("ok", .bool(true))])
         func ok(_ message: String) -> JSON { .object([("ok", .bool(true)), ("message", .string(message))]) }
         app.log.debug("control: \(request.json.serialized)")
         switch request {
         case .status:
             // A stable interface: within a version, fields are only ever added.
-            server.reply(to: client, .object([("ok", .bool(true)), ("version", .number(Double(OutputStatus.version))),
+            app.reply(to: client, .object([("ok", .bool(true)), ("version", .number(Double(OutputStatus.version))),
                                               ("outputs", .array(statuses.map(\.json)))]))
 
         case .pause(let pattern), .resume(let pattern), .toggle(let pattern):
@@ -48,11 +55,15 @@ final class Requests: ControlServerDelegate {
 
         case .quit:
             app.log.notice("stopping (wayloop ctl quit)")
-            server.reply(to: client, ok("stopping"))
+            app.reply(to: client, ok("stopping"))
             app.stop(.ok)
 
         case .subscribe:
-            server.reply(to: client, okReply)
+            guard client >= 0, let server = app.control else {
+                app.reply(to: client, ControlError.refused("a host follows its own wallpaper through onStateChange or states(), not subscribe").reply)
+                return
+            }
+            app.reply(to: client, okReply)
             server.subscribe(client)
             for h in matching(nil) { server.reply(to: client, app.stateEvent(h).json) }
 
@@ -65,7 +76,7 @@ final class Requests: ControlServerDelegate {
     private func userPause(_ request: ControlRequest, _ pattern: String?, client: Int) {
         let matched = matching(pattern)
         if let pattern, matched.isEmpty {
-            app.control?.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+            app.reply(to: client, ControlError.noSuchOutput(pattern).reply)
             return
         }
         var done: [String] = []
@@ -74,14 +85,14 @@ final class Requests: ControlServerDelegate {
             app.setUserPause(h, paused)
             done.append("\(h.name) \(paused ? "paused" : "resumed")")
         }
-        app.control?.reply(to: client, .object([("ok", .bool(true)),
+        app.reply(to: client, .object([("ok", .bool(true)),
                                                 ("message", .string(done.isEmpty ? "no outputs" : done.joined(separator: ", ")))]))
     }
 
     /// `ctl set OUTPUT|* VIDEO ...`: a runtime override, applied once the video is ready.
     private func set(_ request: OutputEntry, client: Int) {
         if case .named(let pattern) = request.selector, matching(pattern).isEmpty {
-            app.control?.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+            app.reply(to: client, ControlError.noSuchOutput(pattern).reply)
             return
         }
         // `--transition` is for this one switch: the settings keep their own.
@@ -89,7 +100,7 @@ final class Requests: ControlServerDelegate {
         let transition = entry.transition
         entry.transition = nil
         if transition != nil && entry.fieldsSet.isEmpty {
-            app.control?.reply(to: client, ControlError.usage("--transition is how a switch looks: name the VIDEO to switch to").reply)
+            app.reply(to: client, ControlError.usage("--transition is how a switch looks: name the VIDEO to switch to").reply)
             return
         }
         var paths: [String] = []
@@ -97,7 +108,7 @@ final class Requests: ControlServerDelegate {
         if case .video(let f)? = entry.fallback { paths.append(f) }
         let errors = recheck(paths, fallbacks: Set(entry.fallback?.video.map { [$0] } ?? []))
         if !errors.isEmpty {
-            app.control?.reply(to: client, ControlError.video(errors).reply)
+            app.reply(to: client, ControlError.video(errors).reply)
             // Nothing names these files: their failures are not kept (10 000 sets to missing
             // files must not grow the memo).
             if pending.isEmpty { forgetWhatNothingNeeds() }
@@ -139,7 +150,7 @@ final class Requests: ControlServerDelegate {
                 n == pattern || infos.contains { OutputMatch.matches(pattern: n, name: $0.name, description: $0.description) }
             }
             if heads.isEmpty && count == 0 {
-                app.control?.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+                app.reply(to: client, ControlError.noSuchOutput(pattern).reply)
                 return
             }
         } else {
@@ -157,15 +168,15 @@ final class Requests: ControlServerDelegate {
         let heads = matching(pattern)
         guard let h = heads.first else {
             let e: ControlError = pattern.map { .noSuchOutput($0) } ?? .refused("no output is connected")
-            app.control?.reply(to: client, e.reply)
+            app.reply(to: client, e.reply)
             return
         }
         guard heads.count == 1 else {
-            app.control?.reply(to: client, ControlError.usage("\(heads.count) outputs: name one (\(heads.map(\.name).joined(separator: ", ")))").reply)
+            app.reply(to: client, ControlError.usage("\(heads.count) outputs: name one (\(heads.map(\.name).joined(separator: ", ")))").reply)
             return
         }
         guard let size = h.surface?.bufferSize, !size.isEmpty else {
-            app.control?.reply(to: client, ControlError.refused("\(h.name) has no surface (no video for it, or not configured yet)").reply)
+            app.reply(to: client, ControlError.refused("\(h.name) has no surface (no video for it, or not configured yet)").reply)
             return
         }
         let still: (pixels: [UInt8], size: Size)
@@ -175,19 +186,19 @@ final class Requests: ControlServerDelegate {
             } else if let s = h.drawn, let picture = app.videos.clip(s.video)?.picture {
                 still = try Still.render(picture, output: size, mode: s.mode, color: s.color, dim: s.dim, span: s.span)
             } else {
-                app.control?.reply(to: client, ControlError.refused("\(h.name) shows no picture yet").reply)
+                app.reply(to: client, ControlError.refused("\(h.name) shows no picture yet").reply)
                 return
             }
             try Still.writePNG(still.pixels, size: still.size, to: file)
         } catch {
-            app.control?.reply(to: client, ControlError.refused("\(error)").reply)
+            app.reply(to: client, ControlError.refused("\(error)").reply)
             return
         }
         server(reply: client, "\(h.name): wrote '\(file)' (\(still.size))")
     }
 
     private func server(reply client: Int, _ message: String) {
-        app.control?.reply(to: client, .object([("ok", .bool(true)), ("message", .string(message))]))
+        app.reply(to: client, .object([("ok", .bool(true)), ("message", .string(message))]))
     }
 
     /// A second `wayloop ARGS` on this display: its command line replaces ours.
@@ -195,12 +206,12 @@ final class Requests: ControlServerDelegate {
         let parsed: Options
         do {
             guard case .run(let o) = try OptionParser.parse(args) else {
-                app.control?.reply(to: client, ControlError.usage("nothing to hand over: \(args.joined(separator: " "))").reply)
+                app.reply(to: client, ControlError.usage("nothing to hand over: \(args.joined(separator: " "))").reply)
                 return
             }
             parsed = o
         } catch {
-            app.control?.reply(to: client, ControlError.usage("usage: \(error) (see wayloop --help)").reply)
+            app.reply(to: client, ControlError.usage("usage: \(error) (see wayloop --help)").reply)
             return
         }
         // What only a new process can change is refused by name, never dropped in silence.
@@ -212,7 +223,7 @@ final class Requests: ControlServerDelegate {
             let e = ControlError.usage("the running wayloop cannot change \(refused.joined(separator: ", ")); "
                 + "start with --replace to restart it with them")
             app.log.notice("hand-over refused: \(e)")
-            app.control?.reply(to: client, e.reply)
+            app.reply(to: client, e.reply)
             return
         }
         let previous = app.commandLine
@@ -238,14 +249,14 @@ final class Requests: ControlServerDelegate {
     private func stepPlaylists(_ pattern: String?, forward: Bool, client: Int) {
         let matched = matching(pattern)
         if let pattern, matched.isEmpty {
-            app.control?.reply(to: client, ControlError.noSuchOutput(pattern).reply)
+            app.reply(to: client, ControlError.noSuchOutput(pattern).reply)
             return
         }
         var runs: [PlaylistRun] = []
         for h in matched { if let r = app.run(of: h), !runs.contains(where: { $0 === r }) { runs.append(r) } }
         guard !runs.isEmpty else {
             let who = pattern.map { "'\($0)' plays no playlist" } ?? "no output plays a playlist"
-            app.control?.reply(to: client, ControlError.refused("\(who) (name a directory or a playlist file as its video)").reply)
+            app.reply(to: client, ControlError.refused("\(who) (name a directory or a playlist file as its video)").reply)
             return
         }
         for r in runs { r.step(forward: forward, failed: app.videos.failed) }
@@ -327,7 +338,7 @@ final class Requests: ControlServerDelegate {
         switch verdict {
         case .refused(let reply, let line, let isError):
             if isError { app.log.scoped("config").error(line) } else { app.log.notice(line) }
-            if let client { app.control?.reply(to: client, reply.reply) }
+            if let client { app.reply(to: client, reply.reply) }
             return false
         case .apply(let e, let rendererNotice):
             if let rendererNotice { app.log.notice(rendererNotice) }
@@ -386,11 +397,11 @@ final class Requests: ControlServerDelegate {
                     app.log.notice("the handed-over videos cannot be played: back to the command line before")
                     _ = reload(replyTo: nil)
                 }
-                app.control?.reply(to: p.client, ControlError.video(errors).reply)
+                app.reply(to: p.client, ControlError.video(errors).reply)
             case .superseded:
-                app.control?.reply(to: p.client, ControlError.busy("superseded by a later change before it was shown").reply)
+                app.reply(to: p.client, ControlError.busy("superseded by a later change before it was shown").reply)
             case .succeeded:
-                app.control?.reply(to: p.client, p.success)
+                app.reply(to: p.client, p.success)
             }
             handOverRestores[p.client] = nil
             return false

@@ -86,6 +86,12 @@ public final class WallpaperControl {
         case .failure(let f): throw f
         case .success(let r): reply = r
         }
+        return try Self.reply(reply)
+    }
+
+    /// A reply as the wallpaper sent it: good, or refused with its line (a ``Wallpaper``'s own
+    /// requests are answered the same way).
+    static func reply(_ reply: JSON) throws(Failure) -> Reply {
         guard reply["ok"]?.bool == true else { throw .refused(reply["error"]?.string ?? reply.serialized) }
         return Reply(message: reply["message"]?.string, outputs: (reply["outputs"]?.array ?? []).compactMap(OutputStatus.init(json:)),
                      line: reply.serialized)

@@ -28,8 +28,12 @@ public final class VideoView {
     /// What it shows now: loading, playing, paused (by ``pause()``, or hidden: the compositor
     /// stopped asking for frames) or failed.
     public private(set) var state: VideoPlayerState = .idle
-    /// Called from ``dispatch()`` when ``state`` changes.
-    public var onStateChange: ((VideoPlayerState) -> Void)?
+    /// Called from ``dispatch()`` when ``state`` changes, with the same ``StateEvent`` as
+    /// ``Wallpaper/onStateChange``: its `output` is ``VideoView/eventOutput``, its `video` the
+    /// one it plays.
+    public var onStateChange: ((StateEvent) -> Void)?
+    /// The `output` of its ``StateEvent``s: a view belongs to no output of its own.
+    public static let eventOutput = "view"
     /// The video it plays (resolved like ``Wallpaper/find(_:)``).
     public private(set) var video: String
     /// Why the last ``switchTo(video:)`` did not take, or why the video stopped (nil: none).
@@ -270,7 +274,7 @@ public final class VideoView {
     private func apply(_ event: PlayerEvent) {
         guard let new = player.apply(event) else { return }
         state = new
-        onStateChange?(new)
+        onStateChange?(StateEvent(output: Self.eventOutput, state: new, video: video))
     }
 
     private func fail(_ e: VideoError) {

@@ -1,28 +1,32 @@
-// Process start: the config file, the first check of every video (before connecting), one
+// A Wallpaper's start: the config file, the first check of every video (before connecting), one
 // instance per display (the lock, a hand-over to the running one, --replace), the control
-// socket, signals and the Wayland connection; then the App runs to the end. Main thread only.
+// socket, signals and the Wayland connection, each as its configuration asks; then the App runs
+// to the end. On the thread that runs the wallpaper.
 import CSystem
 import CWayland
 import Glibc
 import WayLoopCore
 
 enum Launch {
-    /// Runs WayLoop to the end and returns the exit status. `arguments` (argv without the
-    /// program name) are handed to an instance already running on this display.
-    static func run(options cli: Options, arguments: [String], log: Logger) -> ExitStatus {
-        var startup = StartupTimeline(exec: Sys.execTime())
+    /// Runs `wallpaper` to the end and returns the exit status: the config file, the state file,
+    /// the instance lock (or a hand-over) and the control socket, each as `configuration` asks.
+    static func run(_ configuration: Wallpaper.Configuration, wallpaper: Wallpaper, signals: [Int32], log: Logger) -> ExitStatus {
+        var startup = StartupTimeline(exec: configuration.timedFromExec ? Sys.execTime() : Sys.now())
         startup.mark(.main, at: Sys.now())
+        var cli = configuration.options
+        if !configuration.readsConfigFile { cli.noConfig = true }
+        if configuration.controlSocket { Sys.instanceName = cli.name }
         let configEntries: [OutputEntry]
         switch loadConfig(cli) {
         case .failure(let e):
             log.scoped("config").error("\(e)")
             return .usage
-        case .success(let c): configEntries = withDefaultLoop(c, commandLine: cli.entries, log: log)
+        case .success(let c): configEntries = configuration.readsConfigFile ? withDefaultLoop(c, commandLine: cli.entries, log: log) : c
         }
         var options = cli
         options.entries = SettingsLayers(config: configEntries, commandLine: cli).entries
-        let scope = InstanceScope.choose(waylandSocket: Sys.env("WAYLAND_SOCKET"), name: cli.name)
-        let statePath = scope == .display ? StateStore.path(instance: Sys.instanceName) : nil
+        let scope = configuration.controlSocket ? InstanceScope.choose(waylandSocket: Sys.env("WAYLAND_SOCKET"), name: cli.name) : .privateConnection
+        let statePath = configuration.stateFile && scope == .display ? StateStore.path(instance: Sys.instanceName) : nil
         var restored = cli.noRestore ? nil : statePath.flatMap { restore(from: $0, base: options.entries, log: log) }
         if let r = restored, let path = statePath {
             let kept = checkRestored(r.overrides, log: log)
@@ -34,19 +38,25 @@ enum Launch {
             }
         }
         guard !options.videos.isEmpty else {
-            log.error("usage: \(UsageError.noVideo), and no \(VideoLookup.defaultLoop) is installed in "
-                + "\(VideoLookup.places(Sys.videoDirectories, home: Sys.env("HOME"))) (see wayloop --help)")
+            log.error(configuration.readsConfigFile
+                ? "usage: \(UsageError.noVideo), and no \(VideoLookup.defaultLoop) is installed in "
+                    + "\(VideoLookup.places(Sys.videoDirectories, home: Sys.env("HOME"))) (see wayloop --help)"
+                : "usage: \(UsageError.noVideo)")
             return .usage
         }
         var videos = VideoTable<Clip>()
-        if !checkVideos(options, into: &videos, log: log) { return .badVideo }
+        if !checkVideos(options, into: &videos, log: log) {
+            wallpaper.noteVideoError(options.allVideos.lazy.compactMap { videos.failure($0) }.first)
+            return .badVideo
+        }
         startup.mark(.checked, at: Sys.now())
         var run = Wallpaper.Run(options: options, commandLine: cli, configEntries: configEntries, videos: videos,
-                                startup: startup, log: log, signals: [SIGINT, SIGTERM, SIGHUP, SIGUSR1])
-        let wallpaper = Wallpaper(Wallpaper.Configuration(resolved: options))
+                                startup: startup, log: log, signals: signals)
         if scope == .privateConnection {
-            log.debug("on a connection of its own (WAYLAND_SOCKET, as a screen locker hands its wallpaper program): "
-                + "no instance lock, control socket or state file")
+            if configuration.controlSocket {
+                log.debug("on a connection of its own (WAYLAND_SOCKET, as a screen locker hands its wallpaper program): "
+                    + "no instance lock, control socket or state file")
+            }
             return wallpaper.runApp(run)
         }
         // The Wayland socket lives in XDG_RUNTIME_DIR (unless WAYLAND_DISPLAY is a path): say so in
@@ -56,7 +66,7 @@ enum Launch {
             return .noCompositor
         }
         let lock: InstanceLock
-        switch takeInstance(cli, arguments: arguments, log: log) {
+        switch takeInstance(cli, handOver: configuration.handOver, log: log) {
         case .done(let status): return status
         case .taken(let l): lock = l
         }
@@ -140,7 +150,7 @@ enum Launch {
     /// One instance per display: a second start hands its arguments over (so that
     /// `exec_always wayloop ...` in a sway config never stacks processes), or with --replace
     /// asks the running one to quit. The lock, or the exit status of this start.
-    private static func takeInstance(_ cli: Options, arguments: [String], log: Logger) -> Instance {
+    private static func takeInstance(_ cli: Options, handOver arguments: [String]?, log: Logger) -> Instance {
         // The holder may be starting (no socket yet) or stopping (socket gone, lock not yet):
         // try the lock and the socket in turn for a while.
         let deadline = Sys.now() + 5 * .nanosPerSecond
@@ -159,6 +169,11 @@ enum Launch {
                     }
                     log.notice("replaced the wayloop that ran on this display (pid \(pid))")
                     return .taken(l)
+                }
+                guard let arguments else {
+                    log.error("another wallpaper (pid \(pid)) runs on this display\(cli.name.map { " as '\($0)'" } ?? ""); "
+                        + "stop it, or ask it to quit first (options.replace, wayloop --replace)")
+                    return .done(.alreadyRunning)
                 }
                 if let status = handOver(arguments, to: pid, log: log, final: Sys.now() >= deadline) { return .done(status) }
                 usleep(50_000)
