@@ -87,7 +87,7 @@ def add_only_options(ap):
 def parser():
     ap = argparse.ArgumentParser(
         prog="scripts/bench",
-        description="WayLoop performance benchmark (issue 7): CPU, compositor CPU per commit, frames, "
+        description="WayLoop performance benchmark: CPU, compositor CPU per commit, frames, "
                     "RSS and first-frame time of .build/release/wayloop on headless sway, for each "
                     "renderer of --renderers, against the FFmpeg decode floor, mpv --vo=gpu "
                     "(fullscreen) and mpv --vo=wlshm (a tiled window filling the output). Writes a "

@@ -17,7 +17,7 @@ CLIPS = {
     "h264-720p30": ("h264-720p30.mp4", "1280x720", "h264", 30, 5, 4, "2500k", "H.264 720p30"),
     "vp9-1080p30": ("vp9-1080p30.webm", "1920x1080", "vp9", 30, 5, 4, "4M", "VP9 1080p30"),
     "h264-2160p30": ("h264-2160p30.mp4", "3840x2160", "h264", 30, 2, 5, "16M", "H.264 2160p30"),
-    # what people download for 4K screens: more than a core decodes it in software here (issue 32)
+    # what people download for 4K screens: more than a core decodes it in software here (the case for hardware decoding)
     "hevc10-2160p30": ("hevc10-2160p30.mp4", "3840x2160", "hevc10", 30, 2, 5, "16M", "HEVC Main10 2160p30"),
     "loop2s-1080p30": ("loop2s-1080p30.mp4", "1920x1080", "h264", 30, 2, 1, "5M", "2 s loop 1080p30"),
     # x264's default B-frames (veryfast: 3, pyramid), for the frame-rate cap (--max-fps)
@@ -90,9 +90,9 @@ RENDERERS = ("shm", "gl", "auto")   # values of wayloop --renderer
 DEFAULT_RENDERERS = ["shm", "gl"]
 MPV_VOS = ("gpu", "wlshm")            # the mpv references
 
-# The targets per renderer (per 20 s window; CPU over another window is scaled to 20 s). gl: issue
-# 7's; shm: the wl_shm renderer's issue (1080p30 H.264 on one 1920x1080 output unless said
-# otherwise). A renderer without an entry (auto) is measured, not checked.
+# The targets per renderer, gl and shm (per 20 s window; CPU over another window is scaled to
+# 20 s; 1080p30 H.264 on one 1920x1080 output unless said otherwise). A renderer without an
+# entry (auto) is measured, not checked.
 TARGETS = {
     "gl": {
         "client_vs_floor_max": 2.2,

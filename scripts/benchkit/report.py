@@ -244,7 +244,7 @@ def first_frame_shot(results):
 
 def target_lines(results):
     cfg = results["config"]
-    out = ["", "targets (gl: issue 7; shm: the wl_shm renderer's issue; CPU scaled to 20 s):"]
+    out = ["", "targets (gl renderer; shm renderer; CPU scaled to 20 s):"]
     for t in results["targets"]:
         st = {True: "met", False: "MISSED", None: "n/a"}[t["met"]]
         out.append(f"  {st:<7} {t['target']}: {t['value']} (target {t['limit']})"

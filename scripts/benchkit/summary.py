@@ -185,7 +185,7 @@ def check_renderer(ck, results, r, t):
 
 
 def check_caps(ck, results):
-    """--max-fps (issue 20): capped / uncapped on the same clip, same run; a steady cadence."""
+    """--max-fps: capped / uncapped on the same clip, same run; a steady cadence."""
     for r, cs in (results.get("caps") or {}).items():
         for k, c in cs.items():
             lim = CAP_TARGETS.get(k)
