@@ -79,6 +79,24 @@ final class FitRuleTests: XCTestCase {
 
 /// `wayloop prepare`'s command line (PrepareCommand.parse), one row per form and per error.
 final class PrepareCommandTests: XCTestCase {
+    /// One text says why no copy is made: status's note and `wayloop prepare`'s line.
+    func testWhyNoCopyTable() {
+        let fhd = Size(width: 1920, height: 1080)
+        let c = FitRule.Clip(size: fhd, frameRate: 30, codec: "h264", duration: 10)
+        let table: [(FitRule.Skip, Size?, Double?, String)] = [
+            (.off, fhd, nil, "--fit off"),
+            (.still, fhd, nil, "a still picture or an animated image"),
+            (.decodedForFree, fhd, nil, "decoded in hardware at no CPU cost"),
+            (.tooLong, fhd, nil, "longer than 10 minutes (or of unknown length)"),
+            (.notWorthIt, fhd, nil, "1920x1080 at 30.0 fps on 1920x1080 is not worth a copy"),
+            (.notWorthIt, fhd, 24, "1920x1080 at 30.0 fps on 1920x1080 under --max-fps 24.0 is not worth a copy"),
+            (.notWorthIt, nil, nil, "1920x1080 at 30.0 fps is not worth a copy"),
+        ]
+        for (skip, size, cap, want) in table {
+            XCTAssertEqual(skip.text(clip: c, on: size, cap: cap), want, "\(skip)")
+        }
+    }
+
     func testParseTable() {
         func make(_ v: [String], size: Size = PrepareCommand.defaultSize, fps: Double? = nil, q: Int = FitQuality.default, always: Bool = false) -> PrepareCommand {
             var c = PrepareCommand(action: .make(v))

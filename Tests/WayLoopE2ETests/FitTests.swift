@@ -200,6 +200,39 @@ final class FitTests: CompositorTestCase {
         XCTAssertEqual(files(), [])
     }
 
+    /// A maker that ignores SIGTERM (a stand-in named by WAYLOOP_FIT_MAKER: the real one
+    /// stops between two frames) is stopped without the wallpaper waiting for it: the switch
+    /// that made it unneeded plays on while it is being stopped, it gets SIGKILL after 3 s, and
+    /// it is reaped (no zombie left).
+    func testStoppingAMakerDoesNotHoldThePlaybackUp() throws {
+        let maker = scratch + "/stubborn-maker"
+        try "#!/bin/sh\ntrap '' TERM\necho 'fitted copy: started'\nexec sleep 120\n".write(toFile: maker, atomically: true, encoding: .utf8)
+        XCTAssertEqual(chmod(maker, 0o755), 0)
+        var e = try env()
+        e["WAYLOOP_FIT_MAKER"] = maker
+        let trace = scratch + "/trace"
+        let w = try Wayloop(["-v", "--cache-mb", "0", "--trace-frames", trace, Repo.clip("grid.mp4")], env: e)
+        defer { if w.isRunning { XCTAssertEqual(w.stop(), 0, w.stderr) } }
+        let pid = try XCTUnwrap(makerPid(w), w.stderr)
+        let asked = Proc.monotonicNanos()
+        let r = Shell.run([Repo.binary, "ctl", "set", "*", Repo.clip("seam-30.mp4")], env: w.env, timeout: 30)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(w.waitFor("stopping the fitted copy's maker (pid \(pid))"), w.stderr)
+        // Reaped, not a zombie: kill(pid, 0) fails once waitpid has collected it.
+        XCTAssertTrue(Wait.until(timeout: 20) { kill(pid, 0) != 0 }, "the maker (pid \(pid)) was not reaped: \(w.stderr)")
+        let gone = Proc.monotonicNanos()
+        XCTAssertTrue(w.stderr.contains("the fitted copy's maker (pid \(pid)) did not stop within 3 s: SIGKILL"), w.stderr)
+        // Frames went on while it was being stopped: a stop that waited would hold the loop for
+        // the 3 s before its SIGKILL, so from 2.5 s to 0.5 s before the maker was seen gone
+        // (the test polls for that) nothing would be committed.
+        let window = (from: gone - 2_500_000_000, to: gone - 500_000_000)
+        let during = TraceFile.records(trace).filter { $0.commit > window.from && $0.commit < window.to }
+        print("FitTests: the maker went \(Double(gone - asked) / 1e9) s after ctl set; \(during.count) frames committed in the 2 s before")
+        XCTAssertGreaterThan(gone - asked, 3_000_000_000, "the maker went before its 3 s")
+        XCTAssertGreaterThan(during.count, 0, "no frame was committed while the maker was being stopped")
+        XCTAssertTrue(w.isRunning, w.stderr)
+    }
+
     /// On battery (the fake power tree) nothing is made: status says it waits; on mains the
     /// copy is made and played.
     func testOnBatteryNothingIsMade() throws {

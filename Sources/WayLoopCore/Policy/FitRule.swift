@@ -98,6 +98,21 @@ public enum FitRule {
         case tooLong
         /// Nothing to gain: no rule holds (under `auto`), or the copy would be the clip again.
         case notWorthIt
+
+        /// Why no copy is made, in the words `ctl status` (its `fit` note) and `wayloop prepare`
+        /// both use: `clip` shown on an output of `size` (the largest showing it), under `cap`.
+        public func text(clip: Clip, on size: Size?, cap: Double?) -> String {
+            switch self {
+            case .off: return "--fit off"
+            case .still: return "a still picture or an animated image"
+            case .decodedForFree: return "decoded in hardware at no CPU cost"
+            case .tooLong: return "longer than \(Int(FitRule.maxDuration / 60)) minutes (or of unknown length)"
+            case .notWorthIt:
+                let on = size.map { " on \($0)" } ?? ""
+                return "\(clip.size) at \(String(oneDecimal: clip.frameRate)) fps\(on)" + (cap.map { " under --max-fps \(String(oneDecimal: $0))" } ?? "")
+                    + " is not worth a copy"
+            }
+        }
     }
 
     /// What to make: the encoded size (the coded orientation, even), the frames kept (every

@@ -132,6 +132,8 @@ final class App {
     /// Every fd the loop polls beside the Wayland connection, each with what to do when it is ready.
     private func registerSources() {
         if let control { loop.add(control) }
+        // The fitted copy's maker reports through its pipe.
+        loop.add(fitting)
         loop.add(fd: signals.fd) { [unowned self] in requests.handleSignals() }
         loop.add(fd: wakeup.fd) { [unowned self] in
             wakeup.drain()
@@ -362,7 +364,7 @@ final class App {
 
     /// Children before parents: surfaces and sinks, textures, renderer, decoders, EGL, outputs, registry.
     private func teardown() {
-        fitting.stopChild("the wallpaper stops")
+        fitting.finish()
         saveStateNow(final: true)
         for h in heads.values { h.dropSurface() }
         device?.releaseSurfaces()

@@ -2,19 +2,26 @@
 // (FitRule, from the outputs showing it and the cap in force), the copy in the cache or the
 // `wayloop prepare --for-wallpaper` child making it (one at a time, at idle priority), and the
 // switch to the copy at a loop seam (Clip.read(from:)). What to do is FitPlan's; this carries it
-// out and keeps what status reports. Main thread only.
+// out and keeps what status reports. Main thread only; nothing here blocks it: the stream's facts
+// come from the decoder's own open, the cache key's read and lookup run on a worker (KeyLookup),
+// the child's pipe is polled by the event loop (Fitting is a PollSource), and a stopped child is
+// reaped by later looks (SIGKILL after 3 s), not waited for.
 import CSystem
 import Glibc
 import WayLoopCore
 
-final class Fitting {
+final class Fitting: PollSource {
     /// One video's copy, as far as this run knows.
     struct Record {
-        /// The clip's facts (read once per source: Prepare.facts).
+        /// The clip's facts (the decoder's open: VideoInput.facts).
         var facts: FitRule.Clip?
-        /// The key of the copy the verdict asks for, and the target it was worked out for.
+        /// The key of the copy the verdict asks for, and the target and quality it was worked
+        /// out for (the key is nil while its lookup runs).
         var key: FitCache.Key?
         var target: FitRule.Target?
+        var quality: Int?
+        /// The key's read and the cache's lookup, on a worker.
+        var lookup: KeyLookup?
         /// The key's copy is in the cache, sound (looked up once per key, and after a child).
         var cached = false
         /// Its decode cost against the original's, measured while making it.
@@ -29,6 +36,8 @@ final class Fitting {
 
     private(set) var records: [String: Record] = [:]
     private var child: PrepareChild?
+    /// Children asked to stop (SIGTERM), reaped by later looks; SIGKILL at their deadline.
+    private var stopping: [(child: PrepareChild, killAt: Nanos)] = []
     private let log: Logger
     /// Where copies are kept (nil: no cache directory: fitting is off, said once at debug).
     let cache: FitCache?
@@ -64,9 +73,12 @@ final class Fitting {
     /// not ready or not looked at yet, a switch waiting for its seam), at once after a
     /// reconcile (outputs, settings, videos changed: `lookSoon`), and otherwise every 10 s
     /// while a video is open (a loop cache given up, a decode path settled); never with none.
+    /// The child's reports come through the event loop (fill/handle); a child that has closed
+    /// its pipe, or one being stopped, is reaped by the looks.
     func nextLook(now: Nanos, anyOpen: Bool) -> Nanos? {
-        guard anyOpen || child != nil else { return nil }
-        return lastLook + (child != nil || unsettled ? 500_000_000 : 10 * .nanosPerSecond)
+        guard anyOpen || child != nil || !stopping.isEmpty else { return nil }
+        let reaping = child?.ended == true || !stopping.isEmpty
+        return lastLook + (unsettled || reaping ? 500_000_000 : 10 * .nanosPerSecond)
     }
     private var lastLook: Nanos = 0
     private var unsettled = true
@@ -82,14 +94,15 @@ final class Fitting {
         let mode: FitMode
     }
 
-    /// Looks at every open video: reads the child's reports, and carries out FitPlan.
+    /// Looks at every open video: reaps the children that ended, and carries out FitPlan.
     func look(_ videos: [Video], quality: Int, cacheMax: Int, now: Nanos) {
         lastLook = now
-        readChild(videos)
+        reapStopped(now: now)
+        childEnded()
         for v in videos { lookAfter(v, quality: quality, cacheMax: cacheMax) }
         unsettled = videos.contains { v in
             let r = records[v.path]
-            return v.clip.info == nil && v.clip.error == nil || r?.facts == nil && v.clip.error == nil
+            return v.clip.info == nil && v.clip.error == nil || r?.facts == nil && v.clip.error == nil || r?.lookup != nil
                 || !v.clip.isReplaying && !v.clip.isReleased && (v.clip.wantedFile ?? v.path) != (v.clip.readingFile ?? v.path)
         }
         // The child's video is gone (switched away, stopped): it is not needed any more.
@@ -118,28 +131,33 @@ final class Fitting {
         // read and a child starting cost the start-up 150-200 ms here (a 1080p30 clip on a
         // 1280x720 output, scripts/bench's first-frame case).
         guard let cache, let info = v.clip.info, v.clip.error == nil, v.clip.hasPresented else { return }
-        if r.facts == nil {
-            do { r.facts = try Prepare.facts(v.path) } catch {
-                r.facts = FitRule.Clip(size: Size(width: info.width, height: info.height), frameRate: info.frameRate, codec: info.codec,
-                                       duration: nil)
-            }
-        }
+        // The clip's first open is of its own file (a copy is read only from a later seam).
+        if r.facts == nil { r.facts = info.facts }
         var facts = r.facts!
         facts.decodedForFree = v.clip.decodePath.map { !$0.hasPrefix("software") } ?? false
         let verdict = FitRule.verdict(facts, outputs: v.outputs, cap: v.clip.frameCap, mode: maker == nil ? .off : v.mode)
         if case .make(let target) = verdict {
-            if r.target != target || r.key?.quality != quality {
+            if r.target != target || r.quality != quality {
                 r.target = target
+                r.quality = quality
+                r.key = nil
+                r.cached = false
+                r.share = nil
                 // The key names the file by its absolute path, as `wayloop prepare` does.
                 let source = Paths.absolute(v.path, in: Sys.currentDirectory, home: Sys.env("HOME"))
-                r.key = try? FitCache.key(source: source, size: target.size, keepEvery: target.keepEvery, quality: quality)
-                let found = r.key.flatMap { cache.lookup($0, notice: { log.notice($0) }) }
-                r.cached = found != nil
-                r.share = found.flatMap(FitCache.share(of:))
+                r.lookup = KeyLookup(source: source, target: target, quality: quality, cache: cache, log: log)
+            }
+            if let lookup = r.lookup {
+                // Reading the key (2 MiB of the source) and opening the copy take a worker's time.
+                guard let answer = lookup.answer else { return }
+                r.lookup = nil
+                (r.key, r.cached, r.share) = (answer.key, answer.found != nil, answer.share)
             }
             r.note = r.failedKey != nil && r.failedKey == r.key?.fileName ? r.failure : nil
         } else if case .keep(let why) = verdict {
-            r.note = maker == nil ? "no wayloop executable to make a copy" : Fitting.describe(why)
+            r.lookup = nil
+            let largest = v.outputs.map(\.size).max { $0.width * $0.height < $1.width * $1.height }
+            r.note = maker == nil ? "no wayloop executable to make a copy" : why.text(clip: facts, on: largest, cap: v.clip.frameCap)
         }
         guard let key = r.key else { return }
         let copyPath = cache.path(key)
@@ -202,9 +220,26 @@ final class Fitting {
         _ = Sys.writeWhole(Array("\(Sys.now())\n".utf8), to: mark, mode: 0o644, sync: false)
     }
 
-    /// Reads what the child wrote; when it has ended, what came of it.
-    private func readChild(_ videos: [Video]) {
-        guard let c = child else { return }
+    // MARK: The child's pipe, in the event loop
+
+    func fill(_ fds: UnsafeMutablePointer<pollfd>, capacity: Int) -> Int {
+        guard capacity > 0, let c = child, !c.ended else { return 0 }
+        fds[0] = pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0)
+        return 1
+    }
+
+    func handle(_ fds: UnsafeMutablePointer<pollfd>, count: Int) {
+        guard count > 0, fds[0].revents != 0, let c = child else { return }
+        readChild(c)
+        // The pipe closed: the child is ending; the next look (soon) reaps it.
+        if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 || c.ended {
+            c.ended = true
+            lookSoon()
+        }
+    }
+
+    /// Reads what the child wrote.
+    private func readChild(_ c: PrepareChild) {
         for line in c.readLines() {
             guard let report = FitReport(line: line) else {
                 relay(line, from: c)
@@ -221,6 +256,12 @@ final class Fitting {
                 records[c.video]?.share = share
             }
         }
+    }
+
+    /// When the child has ended: what came of it.
+    private func childEnded() {
+        guard let c = child else { return }
+        readChild(c)
         guard let status = c.exitStatus() else { return }
         child = nil
         if let made = c.made, made == cache?.path(c.key) {
@@ -253,12 +294,35 @@ final class Fitting {
         log.debug("fitted copy: \(line)")
     }
 
-    /// Stops the child (SIGTERM: it deletes what it made so far, between two frames).
+    /// Stops the child (SIGTERM: it deletes what it made so far, between two frames) without
+    /// waiting: later looks reap it, and SIGKILL it after 3 s.
     func stopChild(_ why: String) {
         guard let c = child else { return }
         child = nil
         log.debug("stopping the fitted copy's maker (pid \(c.pid)): \(why)")
-        c.stop()
+        if c.terminate() { stopping.append((c, Sys.now() + 3 * .nanosPerSecond)) }
+    }
+
+    /// Reaps the children asked to stop; SIGKILL for one past its deadline (its half-written
+    /// file is removed once it is gone).
+    private func reapStopped(now: Nanos) {
+        stopping.removeAll { s in
+            if s.child.exitStatus() != nil { return true }
+            guard now >= s.killAt else { return false }
+            log.debug("the fitted copy's maker (pid \(s.child.pid)) did not stop within 3 s: SIGKILL")
+            s.child.kill()
+            cache?.removeStaleParts()
+            return true
+        }
+    }
+
+    /// The wallpaper stops: the child and every child being stopped end before it returns
+    /// (SIGTERM, up to 3 s, SIGKILL), so that none outlives a host's wallpaper as a zombie.
+    func finish() {
+        stopChild("the wallpaper stops")
+        for s in stopping { s.child.stop() }
+        stopping.removeAll()
+        for (_, r) in records { r.lookup?.join() }
     }
 
     /// The file watcher saw `path` change: its copy (of the old contents: the one it reads,
@@ -285,14 +349,45 @@ final class Fitting {
         return FitStatus(stage: .original, note: r.note)
     }
 
-    static func describe(_ why: FitRule.Skip) -> String? {
-        switch why {
-        case .off: return "--fit off"
-        case .still: return nil
-        case .decodedForFree: return "decoded in hardware"
-        case .tooLong: return "longer than \(Int(FitRule.maxDuration / 60)) minutes"
-        case .notWorthIt: return "not worth a copy"
+}
+
+/// A copy's cache key (its identity reads the source's size, mtime, inode and a hash of its
+/// first and last MiB) and the cache's lookup of it (which opens the copy), on a worker: tens
+/// of milliseconds of I/O the main thread does not wait for. The main thread reads `answer`.
+final class KeyLookup: @unchecked Sendable {
+    struct Answer {
+        var key: FitCache.Key?
+        var found: String?
+        var share: Double?
+    }
+    private let lock = ConditionLock()
+    private var result: Answer?
+    private var worker: WorkerThread?
+
+    init(source: String, target: FitRule.Target, quality: Int, cache: FitCache, log: Logger) {
+        let work: @Sendable () -> Answer = {
+            let key = try? FitCache.key(source: source, size: target.size, keepEvery: target.keepEvery, quality: quality)
+            let found = key.flatMap { cache.lookup($0, notice: { log.notice($0) }) }
+            return Answer(key: key, found: found, share: found.flatMap(FitCache.share(of:)))
         }
+        worker = WorkerThread { [self] in
+            let a = work()
+            lock.withLock { result = a }
+        }
+        // No thread to be had: on this one, as before.
+        if worker == nil { result = work() }
+    }
+
+    /// The answer once the worker has it (then the worker is joined), nil while it works.
+    var answer: Answer? {
+        guard let a = lock.withLock({ result }) else { return nil }
+        join()
+        return a
+    }
+
+    func join() {
+        worker?.join()
+        worker = nil
     }
 }
 
@@ -303,8 +398,10 @@ final class PrepareChild {
     let video: String
     let key: FitCache.Key
     let size: Size
-    private let fd: Int32
+    let fd: Int32
     private var pending: [UInt8] = []
+    /// Its pipe closed (it is ending): no longer polled.
+    var ended = false
     var done: Double?
     var secondsLeft: Double?
     var waiting: String?
@@ -368,18 +465,31 @@ final class PrepareChild {
         return status
     }
 
-    /// SIGTERM, and a wait for it (it stops between two frames); SIGKILL after 3 s.
-    func stop() {
+    /// SIGTERM, without waiting; false when it had ended already.
+    func terminate() -> Bool {
+        guard exitStatus() == nil else { return false }
+        Glibc.kill(pid, SIGTERM)
+        return true
+    }
+
+    /// SIGKILL, and the wait for it (at once).
+    func kill() {
         guard exitStatus() == nil else { return }
-        kill(pid, SIGTERM)
+        Glibc.kill(pid, SIGKILL)
+        var st: Int32 = 0
+        waitpid(pid, &st, 0)
+        status = "signal 9"
+    }
+
+    /// SIGTERM, and a wait for it (it stops between two frames); SIGKILL after 3 s. Only where
+    /// the wallpaper stops (Fitting.finish).
+    func stop() {
+        guard terminate() else { return }
         for _ in 0..<150 {
             if exitStatus() != nil { return }
             usleep(20_000)
         }
-        kill(pid, SIGKILL)
-        var st: Int32 = 0
-        waitpid(pid, &st, 0)
-        status = "signal 9"
+        kill()
     }
 }
 

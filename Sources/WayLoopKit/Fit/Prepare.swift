@@ -73,7 +73,7 @@ enum Prepare {
             verdict = .make(t)
         }
         guard case .make(let target) = verdict else {
-            if case .keep(let why) = verdict { Sys.writeStdout("'\(path)': no copy made: \(describe(why, clip: clip, c))\n") }
+            if case .keep(let why) = verdict { Sys.writeStdout("'\(path)': no copy made: \(why.text(clip: clip, on: c.size, cap: c.maxFps))\(why == .notWorthIt ? " (add --always to make one anyway)" : "")\n") }
             return .ok
         }
         do {
@@ -117,35 +117,7 @@ enum Prepare {
         let input = try VideoInput.open(path)
         var f: UnsafeMutablePointer<AVFormatContext>? = input.format
         defer { avformat_close_input(&f) }
-        return facts(of: input)
-    }
-
-    /// What the rule needs to know of an open video (the caller closes it).
-    static func facts(of input: VideoInput) -> FitRule.Clip {
-        let st = input.stream.pointee
-        let par = st.codecpar.pointee
-        let codec = String(cString: avcodec_get_name(par.codec_id))
-        let depth = Int(avx_pix_fmt_depth(AVPixelFormat(rawValue: par.format)))
-        let rate = av_q2d(st.avg_frame_rate) > 0 ? av_q2d(st.avg_frame_rate) : av_q2d(st.r_frame_rate)
-        let duration = st.duration > 0 ? Double(st.duration) * av_q2d(st.time_base)
-            : input.format.pointee.duration > 0 ? Double(input.format.pointee.duration) / 1e6 : nil
-        let stills: Set<String> = ["gif", "png", "apng", "webp", "bmp", "tiff", "jpegls"]
-        let orientation = Decoder.orientation(of: input.stream)
-        return FitRule.Clip(size: Size(width: Int(par.width), height: Int(par.height)), turned: orientation.rotation % 180 != 0,
-                            frameRate: rate, codec: codec, bitDepth: max(8, depth), duration: duration,
-                            isStill: stills.contains(codec) || st.nb_frames == 1)
-    }
-
-    private static func describe(_ why: FitRule.Skip, clip: FitRule.Clip, _ c: PrepareCommand) -> String {
-        switch why {
-        case .off: return "--fit off"
-        case .still: return "a still picture or an animated image"
-        case .decodedForFree: return "decoded in hardware at no CPU cost"
-        case .tooLong: return "longer than \(Int(FitRule.maxDuration / 60)) minutes (or of unknown length)"
-        case .notWorthIt:
-            return "\(clip.size) at \(String(oneDecimal: clip.frameRate)) fps on \(c.size)" + (c.maxFps.map { " under --max-fps \(String(oneDecimal: $0))" } ?? "")
-                + " is not worth a copy (add --always to make one anyway)"
-        }
+        return input.facts
     }
 
     /// What decoding a pass of the copy costs against the original, one thread, as measured

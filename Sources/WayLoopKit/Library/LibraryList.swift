@@ -166,7 +166,7 @@ enum LibraryList {
         do { input = try VideoInput.open(path) } catch { return FileFacts(problem: error.reason) }
         var fmt: UnsafeMutablePointer<AVFormatContext>? = input.format
         defer { avformat_close_input(&fmt) }
-        let clip = Prepare.facts(of: input)
+        let clip = input.facts
         var title: String?
         if let e = av_dict_get(input.format.pointee.metadata, "title", nil, 0), let v = e.pointee.value {
             title = String(cString: v)

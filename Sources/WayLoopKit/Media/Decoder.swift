@@ -132,6 +132,7 @@ final class Decoder {
         let par = stream.pointee.codecpar!
         adopt(input)
         let orientation = Decoder.orientation(of: stream)
+        let facts = input.facts
         hintedScale = DecodeScale.factor(video: Size(width: Int(par.pointee.width), height: Int(par.pointee.height)),
                                          turned: orientation.rotation % 180 != 0, outputs: channel.outputs)
         chooseDecodePath(decoder, par)
@@ -158,7 +159,7 @@ final class Decoder {
         return VideoInfo(width: Int(par.pointee.width), height: Int(par.pointee.height),
                          codec: String(cString: decoder.pointee.name), pixelFormat: pixfmt,
                          frameRate: Double(Nanos.nanosPerSecond) / Double(nominalDuration),
-                         orientation: orientation)
+                         orientation: orientation, facts: facts)
     }
 
     /// Takes an opened file's demuxer and stream facts (the codec is opened after).
@@ -853,6 +854,25 @@ struct VideoInput {
         }
         opened = true
         return VideoInput(format: f, streamIndex: rc, decoder: decoder)
+    }
+}
+
+extension VideoInput {
+    /// The stream's facts as the fitting rule and the library listing read them: the one place
+    /// they are worked out (the decoder's open, `wayloop prepare` and `wayloop list` use it).
+    var facts: FitRule.Clip {
+        let st = stream.pointee
+        let par = st.codecpar.pointee
+        let codec = String(cString: avcodec_get_name(par.codec_id))
+        let depth = Int(avx_pix_fmt_depth(AVPixelFormat(rawValue: par.format)))
+        let rate = av_q2d(st.avg_frame_rate) > 0 ? av_q2d(st.avg_frame_rate) : av_q2d(st.r_frame_rate)
+        let duration = st.duration > 0 ? Double(st.duration) * av_q2d(st.time_base)
+            : format.pointee.duration > 0 ? Double(format.pointee.duration) / 1e6 : nil
+        let stills: Set<String> = ["gif", "png", "apng", "webp", "bmp", "tiff", "jpegls"]
+        let orientation = Decoder.orientation(of: stream)
+        return FitRule.Clip(size: Size(width: Int(par.width), height: Int(par.height)), turned: orientation.rotation % 180 != 0,
+                            frameRate: rate, codec: codec, bitDepth: max(8, depth), duration: duration,
+                            isStill: stills.contains(codec) || st.nb_frames == 1)
     }
 }
 

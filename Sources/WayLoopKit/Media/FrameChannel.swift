@@ -25,6 +25,8 @@ struct VideoInfo: Sendable, CustomStringConvertible {
     var pixelFormat: String
     var frameRate: Double
     var orientation: Orientation
+    /// The stream's facts for the fitting rule, from the same open (VideoInput.facts).
+    var facts: FitRule.Clip
     var description: String {
         let fps = (frameRate * 100).rounded() / 100
         let turn = orientation == .upright ? "" : ", shown \(orientation)"
