@@ -285,7 +285,7 @@ final class Requests: ControlServerDelegate {
                                 showing: named.showing, renderer: h.sink?.kind.rawValue ?? app.rendererKind?.rawValue,
                                 decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: app.playlistStatus(h),
                                 maxFps: h.cap, damaged: h.sink?.damaged.share, costs: Self.costs(v, h.sink))
-            status.decode = v?.decodePath
+            status.decode = v?.decodeState?.text
             status.fit = active.flatMap { app.fitStatus($0.video) }
             status.surface = h.surface?.status
             status.workspace = h.workspace

@@ -134,7 +134,7 @@ final class Fitting: PollSource {
         // The clip's first open is of its own file (a copy is read only from a later seam).
         if r.facts == nil { r.facts = info.facts }
         var facts = r.facts!
-        facts.decodedForFree = v.clip.decodePath.map { !$0.hasPrefix("software") } ?? false
+        facts.decodedForFree = v.clip.decodeState?.hardwarePath != nil
         let verdict = FitRule.verdict(facts, outputs: v.outputs, cap: v.clip.frameCap, mode: maker == nil ? .off : v.mode)
         if case .make(let target) = verdict {
             if r.target != target || r.quality != quality {

@@ -53,7 +53,7 @@ enum DecodeRun {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         // The first frame's wait (opening, the start-up check) is not in the rate: it is reported apart.
         let counted = max(0, frames - 1)
-        let report = DecodeReport(video: video, clip: info.description, clipFps: info.frameRate, path: channel.decodePath ?? "software", frames: counted, passes: lastPass + 1,
+        let report = DecodeReport(video: video, clip: info.description, clipFps: info.frameRate, path: channel.decodeState?.text ?? "software", frames: counted, passes: lastPass + 1,
                                   seconds: Double(end.wall - first.wall) / 1e9, cpuSeconds: Double(end.cpu - first.cpu) / 1e9,
                                   checkSeconds: channel.checkSeconds, poolFrames: channel.framesMade, maxRSSkB: Int(usage.ru_maxrss))
         Sys.writeStdout(command.json ? report.json.serialized : report.text)

@@ -70,17 +70,17 @@ final class Clip {
     /// How it was asked to be decoded (`--hwdec`, `--hwdec-device` of the outputs showing it).
     private(set) var hwdec: HwdecMode
     private(set) var hwdecDevice: String?
-    /// How it is decoded now and why (HwdecState.text): for status. Kept across a release.
-    private var lastDecodePath: String?
-    var decodePath: String? {
-        if stickySoftware == nil, let p = channel.decodePath { lastDecodePath = p }
-        return lastDecodePath
+    /// How it is decoded now and why (its `text` for status). Kept across a release.
+    private var lastDecodeState: HwdecState?
+    var decodeState: HwdecState? {
+        if !sticksToSoftware, let s = channel.decodeState { lastDecodeState = s }
+        return lastDecodeState
     }
     /// The clip fell back to software (a path failed or none passed its check): a restart
     /// decodes it in software without trying again (the choice sticks for the clip).
-    private var stickySoftware: String? {
-        guard hwdec != .no, let p = lastDecodePath, p.hasPrefix("software (") else { return nil }
-        return p
+    private var sticksToSoftware: Bool {
+        guard hwdec != .no, case .software(let why)? = lastDecodeState?.phase else { return false }
+        return why != nil
     }
 
     /// The file its decoder is asked to read (a fitted copy; nil: its own), from the next seam
@@ -192,7 +192,7 @@ final class Clip {
         release()
         hwdec = mode
         hwdecDevice = device
-        lastDecodePath = nil
+        lastDecodeState = nil
         restart()
     }
 
@@ -200,9 +200,9 @@ final class Clip {
         guard isReleased else { return }
         let done = channel.decodeCost
         decodeBefore = StageCost(nanos: decodeBefore.nanos &+ done.nanos, count: decodeBefore.count + done.count)
-        _ = decodePath
+        _ = decodeState
         channel = FrameChannel(capacity: queueFrames, wakeup: channel.wakeup, limits: limits, cacheBudget: cacheBudget,
-                               decoderThreads: decoderThreads, hwdec: stickySoftware == nil ? hwdec : .no, hwdecDevice: hwdecDevice)
+                               decoderThreads: decoderThreads, hwdec: sticksToSoftware ? .no : hwdec, hwdecDevice: hwdecDevice)
         // Only a scale the main thread worked out: until then the decoder guesses from `outputs`.
         if scaleSent { channel.targetScale = decodeScale }
         channel.skipCap = skipCap

@@ -740,7 +740,7 @@ extension Decoder {
             }
         }
         hw = state
-        channel.decodePath = state.text
+        channel.decodeState = state
         if case .software(let why?) = state.phase, !state.refusals.isEmpty {
             let line = "'\(name)': decoding in software (\(why))"
             if channel.hwdec == .auto { log.debug(line) } else { log.notice(line) }
@@ -810,7 +810,7 @@ extension Decoder {
         hwDevice = nil
         if hw == nil { hw = HwdecState(mode: .no, stream: HwdecStream(codec: "", bitDepth: 0, chroma420: true)) }
         let line = hw!.failed(why)
-        channel.decodePath = hw!.text
+        channel.decodeState = hw
         let name = path.split(separator: "/").last.map(String.init) ?? path
         if let line { log.notice("'\(name)': \(line)") }
     }

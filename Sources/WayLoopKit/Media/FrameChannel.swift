@@ -106,11 +106,12 @@ final class FrameChannel: @unchecked Sendable {
     /// `--hwdec` and `--hwdec-device` for this video (set before start).
     let hwdec: HwdecMode
     let hwdecDevice: String?
-    /// How the decoder decodes now (HwdecState.text), for status; nil until it has opened.
-    private var _decodePath: String?
-    var decodePath: String? {
-        get { lock.withLock { _decodePath } }
-        set { lock.withLock { _decodePath = newValue } }
+    /// How the decoder decodes now, as a value (its `text` is for status); nil until it has
+    /// opened. Decisions read the value, never the text.
+    private var _decodeState: HwdecState?
+    var decodeState: HwdecState? {
+        get { lock.withLock { _decodeState } }
+        set { lock.withLock { _decodeState = newValue } }
     }
     /// The media time on screen (the main thread's clock), which the decoder leaves out late
     /// frames against; nil until playing.
