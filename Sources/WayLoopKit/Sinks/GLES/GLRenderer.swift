@@ -227,13 +227,16 @@ final class GLRenderer {
 
     func endScissor() { glDisable(GLenum(GL_SCISSOR_TEST)) }
 
-    func draw(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings, shared: Bool) {
+    /// `placement`: where the picture lands on `buffer`, when the caller worked it out already
+    /// (the sink does, once per present, for its damage too).
+    func draw(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings, shared: Bool,
+              placement: Placement? = nil) {
         let display = orientation.displaySize(textures.size)
         if shared && display == buffer && settings.mode != .tile && !settings.mode.isSpan {
             drawShared(textures, orientation: orientation, size: buffer, settings: settings)
             return
         }
-        drawPicture(textures, orientation: orientation, buffer: buffer, settings: settings, flipped: false)
+        drawPicture(textures, orientation: orientation, buffer: buffer, settings: settings, flipped: false, placement: placement)
     }
 
     /// A crossfade's new picture over what the framebuffer holds: out = new · w + old · (1 − w),
@@ -275,9 +278,9 @@ final class GLRenderer {
     }
 
     private func drawPicture(_ textures: VideoTextures, orientation: Orientation, buffer: Size, settings: OutputSettings,
-                             flipped: Bool, blended: Bool = false) {
+                             flipped: Bool, blended: Bool = false, placement given: Placement? = nil) {
         let display = orientation.displaySize(textures.size)
-        let placement = Placement.compute(video: display, output: buffer, mode: settings.mode, span: settings.span)
+        let placement = given ?? Placement.compute(video: display, output: buffer, mode: settings.mode, span: settings.span)
         glViewport(0, 0, GLsizei(buffer.width), GLsizei(buffer.height))
         if placement.hasBorders && !blended {
             let c = settings.color

@@ -100,9 +100,11 @@ final class GLSink: Sink {
             return
         }
         let size = surface.bufferSize
-        let damage = damage(picture, settings: settings, size: size, shared: shared, surface: s)
+        // Where the picture lands, once for this present: the draw and its damage.
+        let placement = Placement.compute(video: picture.orientation.displaySize(t.size), output: size, mode: settings.mode, span: settings.span)
+        let damage = damage(picture, placement: placement, settings: settings, size: size, shared: shared, surface: s)
         if let redraw = damage.redraw { device.renderer.beginScissor(redraw, buffer: size) }
-        device.renderer.draw(t, orientation: picture.orientation, buffer: size, settings: settings, shared: shared)
+        device.renderer.draw(t, orientation: picture.orientation, buffer: size, settings: settings, shared: shared, placement: placement)
         if damage.redraw != nil { device.renderer.endScissor() }
         // Before eglSwapBuffers, which commits.
         surface.requestFrame()
@@ -139,13 +141,12 @@ extension GLSink {
     /// all of it). `changed`: the part that differs from the frame swapped last (nil: all).
     /// Upright pictures only, not tiled; a shared picture is copied whole. Never empty: an
     /// unchanged frame still names one pixel, so that the compositor sends its frame callback.
-    private func damage(_ picture: Picture, settings: OutputSettings, size: Size, shared: Bool,
+    private func damage(_ picture: Picture, placement: Placement, settings: OutputSettings, size: Size, shared: Bool,
                         surface: EGLSurface) -> (redraw: PixelRect?, changed: [PixelRect]?) {
         guard let key = drawnKey, key.clip == picture.clip, key.settings == settings, key.size == size,
               picture.orientation == .upright, settings.mode != .tile, let last = swapped.first, last != picture.serial else {
             return (nil, nil)
         }
-        let placement = Placement.compute(video: picture.size, output: size, mode: settings.mode, span: settings.span)
         func rects(since serial: UInt64) -> [PixelRect]? {
             guard case .rects(let boxes) = Damage.of(picture.changed(since: serial)) else { return nil }
             let r = boxes.compactMap { placement.outputRect(of: $0, picture: picture.size) }

@@ -41,11 +41,14 @@ final class ShmPictures {
     static let ringLimit = 3
     static let ringMaximum = 8
     private var entries: [Entry] = []
+    private let buffers: ShmBuffers
+
+    init(buffers: ShmBuffers) { self.buffers = buffers }
 
     /// The buffer holding `picture` converted for `key`, converting it now if no output has
     /// yet. Nil when every buffer is still the compositor's (draw after a release).
     /// `cost`: the conversion's CPU time is added to it when one is made.
-    func buffer(for key: Key, picture: Picture, device: ShmDevice, now: Nanos, cost: inout StageCost) throws(SinkError) -> ShmBuffer? {
+    func buffer(for key: Key, picture: Picture, now: Nanos, cost: inout StageCost) throws(SinkError) -> ShmBuffer? {
         let serial = picture.serial
         let entry: Entry
         if let e = entries.first(where: { $0.key == key }) { entry = e } else {
@@ -54,13 +57,13 @@ final class ShmPictures {
         }
         entry.lastUsed = now
         if entry.serial == serial, let c = entry.current { return c }
-        guard let target = try freeBuffer(entry, device: device) else { return nil }
+        guard let target = try freeBuffer(entry) else { return nil }
         // The buffer holds an older frame of this clip converted for this key: only what changed
         // since that frame is converted again (ShmConverter decides whether it can).
         let colour = picture.colour
         let changed = target.holds.serial != 0 && target.holds.colour == colour ? picture.changed(since: target.holds.serial) : nil
         let started = Sys.threadCPU()
-        try entry.converter.convert(picture, into: target, key: key, format: device.packedFormat, changed: changed)
+        try entry.converter.convert(picture, into: target, key: key, format: buffers.packedFormat, changed: changed)
         cost.add(Sys.threadCPU() - started)
         target.holds = (serial, colour)
         target.lastWritten = now
@@ -69,13 +72,13 @@ final class ShmPictures {
         return target
     }
 
-    private func freeBuffer(_ e: Entry, device: ShmDevice) throws(SinkError) -> ShmBuffer? {
+    private func freeBuffer(_ e: Entry) throws(SinkError) -> ShmBuffer? {
         // The picture on screen, released: the compositor has what it shows, and the buffer
         // holds the frame before this one (the fewest tiles to convert again).
         if let c = e.current, !c.busy { return c }
         if let b = e.ring.first(where: { !$0.busy }) { return b }
         if e.ring.count < Self.ringLimit || (e.ring.count < Self.ringMaximum && e.ring.allSatisfy(\.busy)) {
-            let b = try device.makeBuffer(e.key.size)
+            let b = try buffers.make(e.key.size)
             e.ring.append(b)
             return b
         }

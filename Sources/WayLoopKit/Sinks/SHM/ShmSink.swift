@@ -30,7 +30,7 @@ final class ShmSink: Sink {
     func canDraw(_ picture: Picture?, settings: OutputSettings?, on surface: any SinkSurface) -> Bool {
         guard let b = blocked else { return true }
         guard b.releases == device.releases, let picture, let settings else { return true }
-        return b.clip != picture.clip || b.key != key(picture, settings, surface)
+        return b.clip != picture.clip || b.key != Self.key(picture, settings, attachment(picture, settings, surface))
     }
 
     func resize(_ surface: any SinkSurface) throws(SinkError) {
@@ -42,8 +42,7 @@ final class ShmSink: Sink {
     /// The buffer's size in the picture's stored orientation (a quarter turn swaps its sides):
     /// the surface's, or a smaller one the compositor scales (`attachment`). A span's canvas
     /// buffer is one key for every output of the span: converted once.
-    private func key(_ picture: Picture, _ settings: OutputSettings, _ surface: any SinkSurface) -> ShmPictures.Key {
-        let a = attachment(picture, settings, surface)
+    private static func key(_ picture: Picture, _ settings: OutputSettings, _ a: Attachment) -> ShmPictures.Key {
         let b = a.size
         let size = picture.orientation.rotation % 180 == 0 ? b : Size(width: b.height, height: b.width)
         return ShmPictures.Key(size: size, mode: a.mode ?? settings.mode, color: settings.color, dim: settings.dim,
@@ -53,8 +52,9 @@ final class ShmSink: Sink {
     /// The buffer attached as displayed: the surface's size, or with the compositor scaling
     /// (`--scaling`, and a viewport) the picture's own where it is upscaled; for a span, the
     /// canvas buffer, its mode on the canvas, and this output's part of it.
-    private func attachment(_ picture: Picture, _ settings: OutputSettings,
-                            _ surface: any SinkSurface) -> (size: Size, source: Rect?, mode: ScaleMode?) {
+    private typealias Attachment = (size: Size, source: Rect?, mode: ScaleMode?)
+
+    private func attachment(_ picture: Picture, _ settings: OutputSettings, _ surface: any SinkSurface) -> Attachment {
         let whole = (surface.bufferSize, nil as Rect?, nil as ScaleMode?)
         guard settings.scaling.compositorScales(dmabuf: device.dmabuf), surface.scalesBuffers else { return whole }
         let video = picture.orientation.displaySize(picture.size)
@@ -104,10 +104,11 @@ final class ShmSink: Sink {
         let started = Sys.threadCPU()
         let converted = costs.convert.nanos
         defer { costs.present.add(Sys.threadCPU() - started - (costs.convert.nanos - converted)) }
-        let key = key(picture, settings, surface)
+        // The buffer's geometry, once for this present: its key and this output's part of it.
+        let attached = attachment(picture, settings, surface)
+        let key = Self.key(picture, settings, attached)
         let now = Sys.now()
-        guard var buffer = try device.pictures(of: picture.clip).buffer(for: key, picture: picture, device: device, now: now,
-                                                                         cost: &costs.convert) else {
+        guard var buffer = try device.buffer(for: key, picture: picture, now: now, cost: &costs.convert) else {
             blocked = (device.releases, key, picture.clip)
             throw SinkError.waiting
         }
@@ -115,10 +116,9 @@ final class ShmSink: Sink {
         // Buffers keep the video's stored orientation (the compositor turns them) and, with the
         // compositor scaling, a clip's own size: two videos stored differently or in buffers of
         // other sizes cannot be mixed pixel by pixel, so such a switch cuts.
-        if let f = fading, f.picture.orientation == picture.orientation, self.key(f.picture, f.settings, surface).size == key.size {
-            let oldKey = self.key(f.picture, f.settings, surface)
-            guard let old = try device.pictures(of: f.picture.clip).buffer(for: oldKey, picture: f.picture, device: device, now: now,
-                                                                            cost: &costs.convert),
+        let oldKey = fading.map { Self.key($0.picture, $0.settings, attachment($0.picture, $0.settings, surface)) }
+        if let f = fading, let oldKey, f.picture.orientation == picture.orientation, oldKey.size == key.size {
+            guard let old = try device.buffer(for: oldKey, picture: f.picture, now: now, cost: &costs.convert),
                   let mixed = try fadeBuffer(key.size) else {
                 // Draw again after a release (not at once: nothing frees a buffer meanwhile).
                 blocked = (device.releases, key, picture.clip)
@@ -138,7 +138,7 @@ final class ShmSink: Sink {
         // A span's canvas buffer: this output's part as a wl_buffer of its own over the same
         // memory (a viewport source rectangle would do it, but sway 1.7's software renderer
         // ignores a source's offset), scaled onto the surface by the viewport's destination.
-        let view = attachment(picture, settings, surface).source.map { ShmSink.pixels($0, within: buffer.size) }
+        let view = attached.source.map { ShmSink.pixels($0, within: buffer.size) }
         // A redraw the surface asked for (a configure, other settings, a resume) damages all.
         let damage = blended || surface.needsRedraw ? nil : damage(picture, key: key).map { ShmSink.inView($0, view) }
         surface.attaching(view.map { Size(width: $0.width, height: $0.height) } ?? buffer.size, source: nil)
