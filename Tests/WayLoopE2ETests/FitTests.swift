@@ -55,18 +55,18 @@ final class FitTests: CompositorTestCase {
     private static func fit(_ outputs: [[String: Any]]) -> [String: Any]? { outputs.first?["fit"] as? [String: Any] }
     private static func stage(_ outputs: [[String: Any]]) -> String? { fit(outputs)?["stage"] as? String }
 
-    /// The copy the log says the decoder reads (`from pass N: reading '…'`).
+    /// The copy the decoder reads, once status says it plays from one (`copy`, with no note
+    /// saying it waits for a seam): the one copy in the cache.
     private func readingCopy(_ w: Wayloop, timeout: Double = 120) -> String? {
-        guard w.waitFor("reading '\(fitted)/", timeout: timeout) else { return nil }
-        let line = w.stderrLines.first { $0.contains("reading '\(fitted)/") }
-        return line?.components(separatedBy: "reading '").last.map { String($0.prefix { $0 != "'" }) }
+        guard w.waitForStatus(timeout: timeout, { o in Self.stage(o) == "copy" && Self.fit(o)?["note"] == nil }) else { return nil }
+        let copies = files().filter { !$0.contains(".part-") }
+        return copies.count == 1 ? fitted + "/" + copies[0] : nil
     }
 
-    /// The maker's pid, from `making a fitted copy WxH (pid N)`.
+    /// The maker's pid, once status says a copy is being made: wayloop's child process.
     private func makerPid(_ w: Wayloop) -> pid_t? {
-        guard w.waitFor("making a fitted copy", timeout: 60) else { return nil }
-        let line = w.stderrLines.first { $0.contains("making a fitted copy") }
-        return line?.components(separatedBy: "(pid ").last?.split(separator: ")").first.flatMap { pid_t($0) }
+        guard w.waitForStatus(timeout: 60, { o in Self.stage(o) == "preparing" }) else { return nil }
+        return Proc.children(of: w.pid).first
     }
 
     /// grid.mp4 (1280x720) on 640x360: a copy at 640x360 is made, played from a seam, and status
@@ -131,7 +131,6 @@ final class FitTests: CompositorTestCase {
         XCTAssertNotNil(readingCopy(w), w.stderr)
         let r = Shell.run([Repo.binary, "ctl", "set", "*", "--fit", "off"], env: w.env, timeout: 20)
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(w.waitFor("reading '\(src)' (its own file)"), w.stderr)
         XCTAssertTrue(w.waitForStatus { o in Self.stage(o) == "original" && Self.fit(o)?["note"] as? String == "--fit off" }, w.lastStatus)
         let bad = Shell.run([Repo.binary, "ctl", "set", "*", "--fit", "sometimes"], env: w.env, timeout: 20)
         XCTAssertNotEqual(bad.status, 0)

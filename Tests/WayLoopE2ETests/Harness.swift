@@ -409,16 +409,24 @@ enum Ctl {
     /// `ctl status --json`, decoded: one dictionary per output (the reply is
     /// `{"ok":true,"outputs":[{...},...]}`). Throws on any other exit or shape.
     static func status(env: [String: String], user: String? = nil, binary: String = Repo.binary) throws -> [[String: Any]] {
+        guard let outs = try statusReply(env: env, user: user, binary: binary)["outputs"] as? [[String: Any]] else {
+            throw HarnessError("ctl status --json: no outputs")
+        }
+        return outs
+    }
+
+    /// The whole `ctl status --json` reply (`outputs`, `recent`, `version`).
+    static func statusReply(env: [String: String], user: String? = nil, binary: String = Repo.binary) throws -> [String: Any] {
         let argv = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [binary, "ctl", "status", "--json"]
         let r = Shell.run(argv, env: env, timeout: 10)
         guard r.status == 0 else {
             throw HarnessError("ctl status --json exited \(r.status): \(r.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
         guard let obj = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
-              obj["ok"] as? Bool == true, let outs = obj["outputs"] as? [[String: Any]] else {
+              obj["ok"] as? Bool == true, obj["outputs"] is [[String: Any]] else {
             throw HarnessError("ctl status --json: not {\"ok\":true,\"outputs\":[...]}: \(r.stdout)")
         }
-        return outs
+        return obj
     }
 
     static func matches(_ o: [String: Any], state: String, reason: String?, shown: Bool) -> Bool {
@@ -655,6 +663,18 @@ extension Proc {
         // After the command name: state is field 3, so utime (14) is index 11 here.
         guard f.count > 12, let u = Int(f[11]), let k = Int(f[12]) else { return -1 }
         return u + k
+    }
+
+    /// The processes whose parent is `pid` (from /proc/N/stat).
+    static func children(of pid: pid_t) -> [pid_t] {
+        let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return all.compactMap { pid_t($0) }.filter { p in
+            guard let stat = try? String(contentsOfFile: "/proc/\(p)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            // pid (comm) state ppid …: comm may hold spaces and parentheses.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == pid
+        }.sorted()
     }
 
     static func monotonicNanos() -> Int64 {

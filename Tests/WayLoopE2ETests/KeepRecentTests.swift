@@ -84,7 +84,12 @@ final class KeepRecentTests: CompositorTestCase {
         XCTAssertTrue(w.waitForState(sway.outputs[0], state: "playing", shown: true), "\(w.lastStatus); \(w.stderr)")
         _ = switchTo("blue", env: sway.env)   // red kept
         _ = switchTo("green", env: sway.env)  // blue kept, red (the oldest) dropped
-        XCTAssertTrue(w.waitFor("'\(video("red"))': dropped from the recent videos (--keep-recent 1"), w.stderr)
+        // Status says what is kept: blue alone, red dropped (--keep-recent 1).
+        var recent: [String]?
+        XCTAssertTrue(Wait.until(timeout: 20) {
+            recent = (try? Ctl.statusReply(env: sway.env))?["recent"] as? [String]
+            return recent == [video("blue")]
+        }, "recent videos: \(recent ?? []); \(w.stderr)")
         _ = switchTo("blue", env: sway.env)
         XCTAssertEqual(opened(w, "blue"), 1, "blue was kept: \(w.stderr)")
         _ = switchTo("red", env: sway.env)

@@ -28,8 +28,10 @@ final class Requests: ControlServerDelegate {
         switch request {
         case .status:
             // A stable interface: within a version, fields are only ever added.
+            // `recent`: the videos kept ready for a switch back (--keep-recent), oldest first.
             app.reply(to: client, .object([("ok", .bool(true)), ("version", .number(Double(OutputStatus.version))),
-                                              ("outputs", .array(statuses.map(\.json)))]))
+                                              ("outputs", .array(statuses.map(\.json))),
+                                              ("recent", .array(app.videos.recent.map { .string($0) }))]))
 
         case .pause(let pattern), .resume(let pattern), .toggle(let pattern):
             userPause(request, pattern, client: client)

@@ -346,6 +346,10 @@ final class Fitting: PollSource {
             let note = clip?.readingFile == reading ? nil : clip?.isReplaying == true ? "from the next decode; the loop replays from memory" : "from the next loop seam"
             return FitStatus(stage: .copy, note: note, size: r.target?.size, decodeShare: r.share)
         }
+        // Back to its own file, and the decoder still on the copy until the switch.
+        if let c = clip, let reading = c.readingFile, reading != path {
+            return FitStatus(stage: .original, note: c.isReplaying ? "from the next decode; the loop replays from memory" : "from the next loop seam")
+        }
         return FitStatus(stage: .original, note: r.note)
     }
 
