@@ -47,41 +47,20 @@ final class Decoder {
     private var maxLowres = 0
     private var intraOnly = false
     private var hintedScale = 1.0
-    /// The frame buffers libavcodec's pool has handed out since the codec was opened (their
-    /// data pointers): the pool keeps every buffer it made, so a new one is memory for good.
-    private var poolBuffers = Set<UInt>()
-    /// When and in which pass the codec was (re)opened: its pool starts empty then.
-    private var codecOpenedAt = Sys.now()
-    private var codecOpenedInPass = 0
-    private static let poolBuffersTracked = 64
+    /// libavcodec's frame pool, watched (PoolWatch).
+    private var pool = PoolWatch()
     /// Hardware decoding: the fallback's state, the device while a hardware path is active,
     /// a failure seen while decoding (acted on by the loop), and the last frame handed on
     /// (its PTS, in the stream's time base): after a switch to software the stream is decoded
     /// again from the key frame before it, and the frames up to it are left out.
-    private var hw: HwdecState?
-    private var hwDevice: HwDevice?
-    /// The buffers hardware frames are copied back into.
-    private let downloads = DownloadPool()
-    /// Frames the hardware path has given (the fake source's triggers count them).
-    private var hwFrames = 0
-    /// Keeping up (DecodeThreads, LateFrames): the frame threads now, a change waiting for the
-    /// next key frame, the wall time per frame lately (waits for room in the queue left out),
-    /// frames since the last change, and a key packet held while the codec drains for a change.
-    private lazy var threadsNow = channel.decoderThreads
-    private var pendingThreads: Int?
-    /// The most frame threads this clip was behind with, and when (frames decoded then): held
-    /// for `tooSlowFor` frames, so that a spell of load on the machine is not for ever.
-    private var tooSlowThreads = 0
-    private var tooSlowAt = 0
-    private var framesDecoded = 0
-    private static let tooSlowFor = 900
-    private var busy: Nanos = 0
-    private var framesSinceChange = 0
+    private let hardware = HardwarePath()
+    /// Keeping up (ThreadPacer: the frame threads, the pace, a change waiting for the next key
+    /// frame), and a key packet held while the codec drains for a change.
+    private lazy var pacer = ThreadPacer(threads: channel.decoderThreads)
     private var heldKey: UnsafeMutablePointer<AVPacket>?
     private var reopening = false
     /// Frames may be left out for being late (not while the loop cache is filled: it keeps a whole pass).
     private var lateSkipAllowed = false
-    private var hwFailure: HwdecFailure?
     private var lastFedPts: Int64?
     private var resumeAfterPts: Int64?
 
@@ -135,8 +114,8 @@ final class Decoder {
         let facts = input.facts
         hintedScale = DecodeScale.factor(video: Size(width: Int(par.pointee.width), height: Int(par.pointee.height)),
                                          turned: orientation.rotation % 180 != 0, outputs: channel.outputs)
-        chooseDecodePath(decoder, par)
-        try openCodec(decoder, par, lowres: hwDevice == nil ? wantedLowres : 0)
+        hardware.choose(decoder, par, video: path, channel: channel, log: log)
+        try openCodec(decoder, par, lowres: hardware.device == nil ? wantedLowres : 0)
         packet = av_packet_alloc()
         let pixfmt = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.pointee.format)).map { String(cString: $0) } ?? "?"
         let frameBytes = av_image_get_buffer_size(AVPixelFormat(rawValue: par.pointee.format), par.pointee.width, par.pointee.height, 1)
@@ -187,7 +166,7 @@ final class Decoder {
     /// copy is only for software decoding). A file that will not open or decode is refused (the
     /// main thread hears why) and the pass is read from the file it read, from its start.
     private func switchFileAtSeam() throws(VideoError) -> Bool {
-        guard let next = channel.wantedFile, next != file, hwDevice == nil else { return false }
+        guard let next = channel.wantedFile, next != file, hardware.device == nil else { return false }
         let previous = file
         do { try openFile(next) } catch {
             channel.refuse(next, "\(error)")
@@ -222,22 +201,20 @@ final class Decoder {
         guard rc >= 0 else { throw .decodeFailed(path, reason: AVError.text(rc)) }
         ctx.pointee.pkt_timebase = timeBase
         // Frame threads: the render device's hint (DecoderHints, measured per device).
-        ctx.pointee.thread_count = Int32(threadsNow)
+        ctx.pointee.thread_count = Int32(pacer.threadsNow)
         ctx.pointee.lowres = Int32(n)
-        hwDevice?.attach(to: ctx, extraFrames: HwdecPool.extraFrames(copying: true, queued: 0, held: 0))
+        hardware.device?.attach(to: ctx, extraFrames: HwdecPool.extraFrames(copying: true, queued: 0, held: 0))
         guard avcodec_open2(ctx, decoder, nil) >= 0 else {
-            if hwDevice != nil {
+            if hardware.device != nil {
                 // The hwaccel refused to start: software, from here on.
-                fallBackToSoftware(.device("the codec would not open on the device"), reopen: false)
+                hardware.fallBack(.device("the codec would not open on the device"), video: path, channel: channel, log: log)
                 return try openCodec(decoder, par, lowres: n)
             }
             throw .unsupportedCodec(path, codec: String(cString: decoder.pointee.name))
         }
         if n != lowres || n > 0 { log.debug("decoding at lowres \(n) (1/\(1 << n) of the coded size)") }
         lowres = n
-        poolBuffers.removeAll()
-        codecOpenedAt = Sys.now()
-        codecOpenedInPass = stamper.pass
+        pool.codecOpened(pass: stamper.pass, at: Sys.now())
     }
 
     /// The scale the outputs need (of the coded size): the main thread's once it has said,
@@ -250,7 +227,7 @@ final class Decoder {
     /// of a pass (a key frame). True if it did.
     @discardableResult
     private func followLowres(atPassStart: Bool) throws(VideoError) -> Bool {
-        guard maxLowres > 0, hwDevice == nil, intraOnly || atPassStart, let codec, let decoder = codec.pointee.codec,
+        guard maxLowres > 0, hardware.device == nil, intraOnly || atPassStart, let codec, let decoder = codec.pointee.codec,
               let format, let par = format.pointee.streams[Int(streamIndex)]?.pointee.codecpar else { return false }
         let want = wantedLowres
         guard want != lowres else { return false }
@@ -301,8 +278,8 @@ final class Decoder {
             let wallStart = Sys.now()
             lateSkipAllowed = !state.caching
             let step = nextFrame(into: frame)
-            if let why = hwFailure {
-                hwFailure = nil
+            if let why = hardware.failure {
+                hardware.failure = nil
                 channel.recycle(FrameHandle(frame: frame))
                 try switchToSoftware(why)
                 continue
@@ -350,7 +327,7 @@ final class Decoder {
     /// where no renderer takes its format, stamped on the loop's timeline and queued.
     private func handOn(_ frame: UnsafeMutablePointer<AVFrame>, started: Nanos, wallStart: Nanos, info: VideoInfo,
                         state: inout LoopState) -> Next {
-        guard let decoded = takeHardwareFrame(frame) else { return .goOn }
+        guard let decoded = hardware.take(frame, channel: channel) else { return .goOn }
         if let after = resumeAfterPts {
             // Decoded again after a switch to software: the frames already handed on are left out.
             let pts = decoded.pointee.best_effort_timestamp
@@ -425,7 +402,7 @@ final class Decoder {
         state.caching = false
         try reopenToDecode()
         stamper.skip(toPass: resume)
-        codecOpenedInPass = resume
+        pool.codecOpenedInPass = resume
         channel.replayScale = nil
         state.framesThisPass = 0
         return .goOn
@@ -488,7 +465,7 @@ final class Decoder {
         // Behind with every thread it may have: frames that would reach the screen late are left out.
         var late = false
         if wanted, lateSkipAllowed, isBehind, let t = stamper.mediaTime(ofPts: pts),
-           !LateFrames.wanted(t, screen: channel.screenMedia, busy: busy, queued: channel.queuedFrameCount) {
+           !LateFrames.wanted(t, screen: channel.screenMedia, busy: pacer.busy, queued: channel.queuedFrameCount) {
             wanted = false
             late = true
         }
@@ -520,7 +497,7 @@ final class Decoder {
             if r == avx_error_eof() { return .endOfPass }
             if r != avx_error_eagain() {
                 noteError(r, "a frame failed to decode")
-                if hwFailure != nil { return .frame }
+                if hardware.failure != nil { return .frame }
                 if draining { return .endOfPass }
                 continue
             }
@@ -534,7 +511,7 @@ final class Decoder {
             }
             defer { av_packet_unref(packet) }
             if packet.pointee.stream_index != streamIndex || skipsPacket(packet) { continue }
-            if pendingThreads != nil && packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+            if pacer.pendingThreads != nil && packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
                 // New frame threads from this key frame on: drain the frames before it first.
                 heldKey = av_packet_clone(packet)
                 avcodec_send_packet(codec, nil)
@@ -544,15 +521,15 @@ final class Decoder {
             let s = avcodec_send_packet(codec, packet)
             if s < 0 && s != avx_error_eagain() {
                 noteError(s, "skipped a corrupt packet")
-                if hwFailure != nil { return .frame }
+                if hardware.failure != nil { return .frame }
             }
         }
     }
 
     private func noteError(_ code: Int32, _ what: String) {
-        if hwDevice != nil {
+        if hardware.device != nil {
             // On a hardware path any error moves the clip to software (the loop acts on it).
-            hwFailure = code == -ENOMEM ? .poolExhausted : .decodeError(AVError.text(code))
+            hardware.failure = code == -ENOMEM ? .poolExhausted : .decodeError(AVError.text(code))
             return
         }
         decodeErrors += 1
@@ -562,22 +539,19 @@ final class Decoder {
         if decodedAny { log.notice(line) } else { heldNotices.append(line) }
     }
 
-    /// Counts the frame buffers the codec's pool made; a new one after the codec's first pass is
-    /// logged (`-v`) with the frames queued and on the screen side then.
-    /// A decoder whose frames are not pooled (rawvideo's point into each packet) would make this
-    /// log every frame: past `poolBuffersTracked` it stops.
+    /// A new buffer of the codec's pool after its first pass is logged (`-v`), with the frames
+    /// queued and on the screen side then (PoolWatch).
     private func notePoolBuffer(_ frame: UnsafeMutablePointer<AVFrame>) {
-        guard poolBuffers.count <= Self.poolBuffersTracked, let data = frame.pointee.buf.0?.pointee.data else { return }
-        guard poolBuffers.insert(UInt(bitPattern: data)).inserted else { return }
-        if poolBuffers.count > Self.poolBuffersTracked {
-            log.debug("more than \(Self.poolBuffersTracked) frame buffers (the loop cache holds them, or this decoder does not pool its frames): no longer counted")
-            return
+        guard let data = frame.pointee.buf.0?.pointee.data else { return }
+        switch pool.note(UInt(bitPattern: data), pass: stamper.pass, now: Sys.now()) {
+        case .nothing: break
+        case .stopsCounting:
+            log.debug("more than \(PoolWatch.tracked) frame buffers (the loop cache holds them, or this decoder does not pool its frames): no longer counted")
+        case .grew(let count, let seconds):
+            log.debug("'\(path.split(separator: "/").last ?? "")': libavcodec's frame pool: \(count) buffers "
+                + "(one more in pass \(stamper.pass), \(seconds) s after the codec opened; \(channel.queuedFrameCount) frames queued, "
+                + "\(channel.heldFrameCount) on the screen side)")
         }
-        guard stamper.pass > codecOpenedInPass else { return }
-        let at = Double((Sys.now() - codecOpenedAt) / 100_000_000) / 10
-        log.debug("'\(path.split(separator: "/").last ?? "")': libavcodec's frame pool: \(poolBuffers.count) buffers "
-            + "(one more in pass \(stamper.pass), \(at) s after the codec opened; \(channel.queuedFrameCount) frames queued, "
-            + "\(channel.heldFrameCount) on the screen side)")
     }
 
     private func frameDecoded() {
@@ -599,7 +573,7 @@ final class Decoder {
             log.debug("cannot seek back (\(AVError.text(rc))): reopening")
             try reopen()
         }
-        if pendingThreads != nil {
+        if pacer.pendingThreads != nil {
             applyThreads()
         } else if try !followLowres(atPassStart: true) {
             avcodec_flush_buffers(codec)
@@ -632,7 +606,7 @@ final class Decoder {
         // and one that was not is never handed on as if it were a picture.
         if frame.pointee.hw_frames_ctx != nil {
             channel.recycle(FrameHandle(frame: frame))
-            hwFailure = .transfer("a frame reached the converter still on the device")
+            hardware.failure = .transfer("a frame reached the converter still on the device")
             return nil
         }
         let limits = channel.limits.current
@@ -660,136 +634,47 @@ final class Decoder {
 extension Decoder {
     /// Behind: slower than a frame's duration per frame, and no thread left to add.
     fileprivate var isBehind: Bool {
-        busy > Nanos(Double(nominalDuration) * DecodeThreads.behindShare) && pendingThreads == nil && channel.queuedFrameCount <= 1
-            && (threadsNow >= max(channel.decoderThreads, Sys.cores) || hwDevice != nil || !channel.adaptiveThreads)
+        pacer.isBehind(frame: nominalDuration, queued: channel.queuedFrameCount, base: channel.decoderThreads,
+                       hardware: hardware.device != nil, adaptive: channel.adaptiveThreads)
     }
 
     /// Notes one frame's wall time and decides on frame threads (software decoding only).
     fileprivate func followPace(busy b: Nanos) {
-        busy = busy == 0 ? b : (busy * 7 + b) / 8
-        framesSinceChange += 1
-        framesDecoded += 1
-        if tooSlowThreads > 0 && framesDecoded - tooSlowAt > Self.tooSlowFor { tooSlowThreads = 0 }
-        channel.decoderBehind = isBehind
-        guard hwDevice == nil, channel.adaptiveThreads, pendingThreads == nil, framesSinceChange >= 30 else { return }
-        guard let n = DecodeThreads.next(current: threadsNow, base: channel.decoderThreads, busy: busy, frame: nominalDuration,
-                                         cores: Sys.cores, tooSlow: tooSlowThreads, queued: channel.queuedFrameCount) else { return }
-        if n > threadsNow {
-            tooSlowThreads = max(tooSlowThreads, threadsNow)
-            tooSlowAt = framesDecoded
-        }
-        pendingThreads = n
+        let was = pacer.threadsNow
+        let noted = pacer.note(busy: b, frame: nominalDuration, queued: channel.queuedFrameCount, base: channel.decoderThreads,
+                               hardware: hardware.device != nil, adaptive: channel.adaptiveThreads)
+        channel.decoderBehind = noted.behind
+        guard let n = noted.change else { return }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let ms = { (n: Nanos) in Double(n / 100_000) / 10 }
-        log.debug("'\(name)': \(ms(busy)) ms of a \(ms(nominalDuration)) ms frame: \(n) frame threads from the next key frame (\(threadsNow) now)")
+        log.debug("'\(name)': \(ms(pacer.busy)) ms of a \(ms(nominalDuration)) ms frame: \(n) frame threads from the next key frame (\(was) now)")
     }
 
     /// Opens the codec again with the frame threads decided (at a key frame, or a pass start).
     fileprivate func applyThreads() {
-        guard let n = pendingThreads else { return }
-        pendingThreads = nil
+        guard let n = pacer.takePending() else { return }
         guard let codec, let decoder = codec.pointee.codec, let format,
               let par = format.pointee.streams[Int(streamIndex)]?.pointee.codecpar else { return }
-        let was = threadsNow
-        threadsNow = n
+        let was = pacer.threadsNow
+        pacer.threadsNow = n
         do { try openCodec(decoder, par, lowres: lowres) } catch {
-            threadsNow = was
+            pacer.threadsNow = was
             log.debug("cannot reopen the codec with \(n) threads: \(error)")
             return
         }
-        busy = 0
-        framesSinceChange = 0
+        pacer.restarted()
     }
 }
 
-// MARK: Hardware decoding
+// MARK: Leaving the hardware path
 
 extension Decoder {
-    /// Picks how this clip is decoded before its codec opens: each hardware candidate is opened
-    /// and checked against software decoding (HwStartupCheck); the first that passes is used.
-    /// Sets `hw`, `hwDevice` and the channel's report; a failure under an explicit `--hwdec`
-    /// gets one notice, under auto a debug line (status says why either way).
-    fileprivate func chooseDecodePath(_ decoder: UnsafePointer<AVCodec>, _ par: UnsafePointer<AVCodecParameters>) {
-        let fmt = AVPixelFormat(rawValue: par.pointee.format)
-        let stream = HwdecStream(codec: String(cString: avcodec_get_name(par.pointee.codec_id)), bitDepth: Int(avx_pix_fmt_depth(fmt)),
-                                 chroma420: avx_pix_fmt_is_420(fmt) == 1)
-        var state = HwdecState(mode: channel.hwdec, stream: stream)
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        while case .trying(let p) = state.phase, !channel.shouldStop {
-            switch HwDevice.open(p, device: channel.hwdecDevice, codec: decoder, auto: channel.hwdec == .auto) {
-            case .failure(let why):
-                state.failed(why)
-            case .success(let device):
-                let check = HwStartupCheck.run(path, device: device)
-                channel.checkSeconds = (channel.checkSeconds ?? 0) + check.seconds
-                log.debug("'\(name)': \(p.rawValue) start-up check on \(device.name): \(check.frames) frames, lowest plane "
-                    + "\((check.lowest * 10).rounded() / 10) dB, \(Int(check.seconds * 1000)) ms")
-                if let why = check.failure {
-                    // A picture that differs is worth a notice even under auto: the path exists and is wrong.
-                    if case .checkFailed = why { log.notice("'\(name)': \(p.rawValue): \(why): not used for it") }
-                    state.failed(why)
-                } else {
-                    // Its surfaces live on the device: how many libavcodec's pool makes, and their size.
-                    let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
-                    let n = HwdecPool.size(codec: codecName, extra: HwdecPool.extraFrames(copying: true, queued: 0, held: 0))
-                    let bytes = Double(par.pointee.width) * Double(par.pointee.height) * (avx_pix_fmt_depth(fmt) > 8 ? 3 : 1.5)
-                    let mb = Int((Double(n) * bytes / 1_048_576).rounded())
-                    state.passed(device: device.fake == nil ? "\(device.name); \(n) surfaces, \(mb) MB on the device" : device.name)
-                    hwDevice = device
-                }
-            }
-        }
-        hw = state
-        channel.decodeState = state
-        if case .software(let why?) = state.phase, !state.refusals.isEmpty {
-            let line = "'\(name)': decoding in software (\(why))"
-            if channel.hwdec == .auto { log.debug(line) } else { log.notice(line) }
-        } else {
-            log.debug("'\(name)': decode: \(state.text)")
-        }
-    }
-
-    /// The frame a hardware path decoded, copied back into one of the channel's frames (the
-    /// surface goes back to the pool at once); a software frame as it is. nil when the frame
-    /// is gone: a failure was noted (`hwFailure`) and the loop switches to software.
-    fileprivate func takeHardwareFrame(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
-        guard let device = hwDevice else { return frame }
-        guard device.owns(frame) else {
-            channel.recycle(FrameHandle(frame: frame))
-            hwFailure = .notHardware
-            return nil
-        }
-        hwFrames += 1
-        if let fake = device.fake, fake.trigger.whilePlaying, hwFrames == fake.at {
-            channel.recycle(FrameHandle(frame: frame))
-            switch fake.trigger {
-            case .pool: hwFailure = .poolExhausted
-            case .transfer: hwFailure = .transfer("Input/output error (WAYLOOP_FAKE_HWDEC)")
-            default: hwFailure = .decodeError("Invalid data found when processing input (WAYLOOP_FAKE_HWDEC)")
-            }
-            return nil
-        }
-        guard let out = channel.obtainFrame() else {
-            channel.recycle(FrameHandle(frame: frame))
-            hwFailure = .transfer("out of memory")
-            return nil
-        }
-        let rc = device.download(frame, into: out, pool: downloads)
-        channel.recycle(FrameHandle(frame: frame))
-        guard rc >= 0 else {
-            channel.recycle(FrameHandle(frame: out))
-            hwFailure = .transfer(AVError.text(rc))
-            return nil
-        }
-        return out
-    }
-
     /// A hardware path failed while playing: the clip is decoded in software from the key frame
     /// before the last frame handed on, and the frames up to that one are left out, so the loop
     /// goes on where it was. One notice.
     fileprivate func switchToSoftware(_ why: HwdecFailure) throws(VideoError) {
-        guard hwDevice != nil else { return }
-        fallBackToSoftware(why, reopen: true)
+        guard hardware.device != nil else { return }
+        hardware.fallBack(why, video: path, channel: channel, log: log)
         guard let format, let codec, let decoder = codec.pointee.codec,
               let par = format.pointee.streams[Int(streamIndex)]?.pointee.codecpar else { return }
         try openCodec(decoder, par, lowres: wantedLowres)
@@ -804,98 +689,4 @@ extension Decoder {
         let start = stream.pointee.start_time == avx_nopts() ? 0 : stream.pointee.start_time
         if av_seek_frame(format, streamIndex, start, avx_seek_backward()) < 0 { try reopen() }
     }
-
-    /// Leaves the hardware path: the state, the report and the one notice.
-    fileprivate func fallBackToSoftware(_ why: HwdecFailure, reopen: Bool) {
-        hwDevice = nil
-        if hw == nil { hw = HwdecState(mode: .no, stream: HwdecStream(codec: "", bitDepth: 0, chroma420: true)) }
-        let line = hw!.failed(why)
-        channel.decodeState = hw
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        if let line { log.notice("'\(name)': \(line)") }
-    }
-}
-
-/// Opening a file for its video stream: the steps (and the errors) the decoder thread and the
-/// stills share.
-struct VideoInput {
-    /// The caller closes it (avformat_close_input).
-    let format: UnsafeMutablePointer<AVFormatContext>
-    let streamIndex: Int32
-    let decoder: UnsafePointer<AVCodec>
-    var stream: UnsafeMutablePointer<AVStream> { format.pointee.streams[Int(streamIndex)]! }
-
-    /// Opens `path` and finds its best video stream (every other stream discarded: audio never
-    /// adds to the loop length) and its decoder. On error nothing is left open.
-    static func open(_ path: String) throws(VideoError) -> VideoInput {
-        var fmt: UnsafeMutablePointer<AVFormatContext>?
-        csys_av_clear_error()
-        var rc = avformat_open_input(&fmt, Sys.cPath(path), nil, nil)
-        guard rc >= 0, let f = fmt else { throw .notAVideo(path, reason: AVError.reason(rc)) }
-        var opened = false
-        defer { if !opened { avformat_close_input(&fmt) } }
-        // FFmpeg's tty demuxer shows text files as "ANSI art" video: a text file is not a video.
-        if let name = f.pointee.iformat?.pointee.name, String(cString: name) == "tty" {
-            throw .notAVideo(path, reason: "it is a text file")
-        }
-        rc = avformat_find_stream_info(f, nil)
-        guard rc >= 0 else { throw .notAVideo(path, reason: AVError.reason(rc)) }
-        // No stream at all: a container cut before its index (a truncated download).
-        guard f.pointee.nb_streams > 0 else { throw .notAVideo(path, reason: "no streams in it: truncated, or not a video") }
-        rc = av_find_best_stream(f, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard rc >= 0 else { throw .noVideoStream(path) }
-        for i in 0..<Int(f.pointee.nb_streams) where i != Int(rc) {
-            f.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
-        }
-        let par = f.pointee.streams[Int(rc)]!.pointee.codecpar!
-        guard let decoder = avcodec_find_decoder(par.pointee.codec_id) else {
-            let name = String(cString: avcodec_get_name(par.pointee.codec_id))
-            throw .unsupportedCodec(path, codec: name == "none" ? "unknown" : name)
-        }
-        opened = true
-        return VideoInput(format: f, streamIndex: rc, decoder: decoder)
-    }
-}
-
-extension VideoInput {
-    /// The stream's facts as the fitting rule and the library listing read them: the one place
-    /// they are worked out (the decoder's open, `wayloop prepare` and `wayloop list` use it).
-    var facts: FitRule.Clip {
-        let st = stream.pointee
-        let par = st.codecpar.pointee
-        let codec = String(cString: avcodec_get_name(par.codec_id))
-        let depth = Int(avx_pix_fmt_depth(AVPixelFormat(rawValue: par.format)))
-        let rate = av_q2d(st.avg_frame_rate) > 0 ? av_q2d(st.avg_frame_rate) : av_q2d(st.r_frame_rate)
-        let duration = st.duration > 0 ? Double(st.duration) * av_q2d(st.time_base)
-            : format.pointee.duration > 0 ? Double(format.pointee.duration) / 1e6 : nil
-        let stills: Set<String> = ["gif", "png", "apng", "webp", "bmp", "tiff", "jpegls"]
-        let orientation = Decoder.orientation(of: stream)
-        return FitRule.Clip(size: Size(width: Int(par.width), height: Int(par.height)), turned: orientation.rotation % 180 != 0,
-                            frameRate: rate, codec: codec, bitDepth: max(8, depth), duration: duration,
-                            isStill: stills.contains(codec) || st.nb_frames == 1)
-    }
-}
-
-enum AVError {
-    /// What went wrong, for a failure just now on this thread: FFmpeg's last error message if it
-    /// logged one since `csys_av_clear_error`, else the code's text.
-    static func reason(_ code: Int32) -> String {
-        let logged = String(cString: csys_av_last_error())
-        return logged.isEmpty ? text(code) : logged
-    }
-
-    /// FFmpeg's text for an AVERROR code (av_err2str is a macro).
-    static func text(_ code: Int32) -> String {
-        var buf = [CChar](repeating: 0, count: 128)
-        av_strerror(code, &buf, buf.count)
-        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
-
-/// FFmpeg's own log would print per-packet lines; WayLoop reports errors itself (once each),
-/// with FFmpeg's last error message where its error code says less ("Device or resource busy"
-/// for a picture size no decoder takes).
-func av_quiet() {
-    av_log_set_level(avx_log_quiet())
-    csys_av_log_capture()
 }
