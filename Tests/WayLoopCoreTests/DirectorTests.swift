@@ -610,3 +610,23 @@ final class FrameTraceLineTests: XCTestCase {
         for (w, text) in rows { XCTAssertEqual(FrameTraceLine.weight(w), text, "\(w)") }
     }
 }
+
+/// `--keep-recent`'s one rule (the wallpaper's Director and a host's VideoView): the oldest go
+/// while more than N are kept or what they hold is over the budget.
+final class RecentVideosTests: XCTestCase {
+    func testOverflowTable() {
+        let held = ["a": 10, "b": 20, "c": 30]
+        let table: [(String, [String], Int, Int, [String])] = [
+            ("within both", ["a", "b"], 2, 100, []),
+            ("one too many: the oldest", ["a", "b", "c"], 2, 100, ["a"]),
+            ("none kept", ["a", "b"], 0, 100, ["a", "b"]),
+            ("a negative count keeps none", ["a"], -1, 100, ["a"]),
+            ("over the budget: the oldest until within", ["a", "b", "c"], 5, 35, ["a", "b"]),
+            ("the budget alone can empty it", ["c"], 5, 10, ["c"]),
+            ("nothing recent", [], 2, 0, []),
+        ]
+        for (name, recent, keep, budget, gone) in table {
+            XCTAssertEqual(RecentVideos.overflow(recent, keep: keep, budget: budget, heldBytes: { held[$0] ?? 0 }), gone, name)
+        }
+    }
+}

@@ -216,9 +216,7 @@ public enum Director {
             recent.removeAll { $0 == path }
             fx.append(.stop(path, overBudget: false))
         }
-        while let oldest = recent.first,
-              recent.count > keepRecent || recent.map({ w.video($0).heldBytes }).reduce(0, +) > cacheBudget {
-            recent.removeFirst()
+        for oldest in RecentVideos.overflow(recent, keep: keepRecent, budget: cacheBudget, heldBytes: { w.video($0).heldBytes }) {
             fx.append(.stop(oldest, overBudget: true))
         }
         return fx
@@ -428,3 +426,18 @@ extension Director {
     }
 }
 
+/// `--keep-recent`: the videos switched away from, kept ready for a switch back, the oldest
+/// first. The one rule the wallpaper (Director.syncVideos) and a host's VideoView both apply.
+public enum RecentVideos {
+    /// The oldest of `recent` (oldest first) that go: while more than `keep` are kept, or what
+    /// they hold (queued frames and loop caches) is over `budget` bytes.
+    public static func overflow(_ recent: [String], keep: Int, budget: Int, heldBytes: (String) -> Int) -> [String] {
+        var kept = recent
+        var gone: [String] = []
+        while let oldest = kept.first, kept.count > max(0, keep) || kept.map(heldBytes).reduce(0, +) > budget {
+            kept.removeFirst()
+            gone.append(oldest)
+        }
+        return gone
+    }
+}

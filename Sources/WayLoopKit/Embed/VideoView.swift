@@ -247,14 +247,19 @@ public final class VideoView {
         return c
     }
 
-    /// The oldest recent videos beyond `keepRecent` stop, and their pictures are forgotten.
+    /// The oldest recent videos beyond `keepRecent`, or beyond the budget a wallpaper's
+    /// `--cache-mb` gives by default, stop and their pictures are forgotten: the wallpaper's
+    /// rule (RecentVideos).
     private func trimRecent() {
-        while recent.count > max(0, keepRecent) {
-            let c = recent.removeFirst()
+        let held = Dictionary(recent.map { ($0.path, $0.heldBytes) }, uniquingKeysWith: +)
+        let gone = Set(RecentVideos.overflow(recent.map(\.path), keep: keepRecent, budget: Self.recentBudget, heldBytes: { held[$0] ?? 0 }))
+        for c in recent where gone.contains(c.path) {
             c.stop()
             device.forget(clip: c.path)
         }
+        recent.removeAll { gone.contains($0.path) }
     }
+    private static let recentBudget = Options().cacheMB << 20
 
     /// The sink's buffers (or EGL window) for the surface's size now; a failure is one line.
     private func resizeSink() {
@@ -311,18 +316,30 @@ public final class VideoView {
         }
     }
 
-    /// The next frame, when the surface is ready for one and something new is due.
+    /// What the wallpaper's pure schedule needs to know of the view (the same Schedule a
+    /// wallpaper's outputs are paced by); nil with no video ready.
+    private func scheduleState(now: Nanos) -> Schedule.Output? {
+        guard let c = clip, c.isReady else { return nil }
+        let video = Schedule.Video(released: c.isReleased, hasFrame: c.current != nil, frameIsNew: c.serial != shownSerial,
+                                   nextDue: c.nextDeadline)
+        return Schedule.Output(configured: !surface.bufferSize.isEmpty, needsRedraw: surface.needsRedraw,
+                               awaitingFrame: surface.frameRequestedAt != nil, frameRequestedAt: surface.frameRequestedAt ?? 0,
+                               hidden: player.pauseReasons.contains(.hidden), paused: userPaused, sinkCanDraw: true,
+                               content: .video(video))
+    }
+
+    /// The next frame, when the schedule says the surface is ready for one and something new
+    /// is due; hidden once the compositor stopped asking for frames (Schedule.isHidden).
     private func draw(now: Nanos) {
-        guard let c = clip, c.isReady, !surface.bufferSize.isEmpty else { return }
-        // Hidden: the compositor stopped asking for frames (Schedule.hiddenAfter).
-        if let asked = surface.frameRequestedAt {
-            if now - asked >= Schedule.hiddenAfter { apply(.pause(.hidden)) }
-            return
-        }
-        apply(.resume(.hidden))
-        if userPaused && c.current != nil && !surface.needsRedraw { return }
-        if !userPaused || c.current == nil { _ = c.advance(now: now) }
-        guard let picture = c.picture, surface.needsRedraw || c.serial != shownSerial else { return }
+        guard let state = scheduleState(now: now), let c = clip else { return }
+        if Schedule.isHidden(awaitingFrame: state.awaitingFrame, requestedAt: state.frameRequestedAt, now: now) { apply(.pause(.hidden)) }
+        if !state.awaitingFrame { apply(.resume(.hidden)) }
+        guard Schedule.mayDraw(state) else { return }
+        let step = Schedule.videoStep(released: c.isReleased, paused: userPaused, hasFrame: c.current != nil)
+        if step.restart { c.restart() }
+        if step.advance { _ = c.advance(now: now) }
+        guard let picture = c.picture,
+              Schedule.worthCommit(needsRedraw: surface.needsRedraw, frameIsNew: c.serial != shownSerial, fadeStepDue: false) else { return }
         do {
             try keepingHostEGL { () throws(SinkError) in
                 try sink.present(picture, settings: settings, on: surface, shared: false, fading: nil) {}
@@ -336,15 +353,13 @@ public final class VideoView {
     }
     private var shownSerial: UInt64 = 0
 
-    /// Wakes the fd when the next frame is due (nothing while a frame callback is pending: it
-    /// wakes the fd itself).
+    /// Wakes the fd when the schedule says (Schedule.wake: the next frame's deadline, or the
+    /// moment a pending frame callback would say the view is hidden); nothing when an event will.
     private func armTimer() {
+        let now = Sys.now()
         var wait: Nanos = 0
-        if surface.frameRequestedAt != nil {
-            // Looked at again when the compositor may have stopped asking (hidden).
-            wait = Schedule.hiddenAfter
-        } else if let due = clip?.nextDeadline, !userPaused {
-            wait = max(1_000_000, due - Sys.now())
+        if let state = scheduleState(now: now), let due = Schedule.wake(state, now: now) {
+            wait = max(1_000_000, due - now)
         }
         _ = csys_timerfd_arm(timer, wait)
     }
