@@ -40,6 +40,9 @@ final class Head: FrameTaker {
     var onBattery = false
     /// The slot of the frame last committed under a cap (FrameCap; nil: drawn without one).
     var shownSlot: Int64?
+    /// When the loop must wake for it next, worked out by its draw from the schedule it drew by
+    /// (Schedule.wake): the "frames" timer reads it, and the schedule is built once per pass.
+    var nextWake: Nanos?
     /// Frames per second at most, now (nil: no cap).
     var cap: Double? { drawn.flatMap { FrameCap.effective(maxFps: $0.maxFps, batteryFps: $0.batteryFps, onBattery: onBattery) } }
     /// It draws `path`, or fades it out.

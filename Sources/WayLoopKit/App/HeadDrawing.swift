@@ -85,9 +85,30 @@ extension Head {
     /// Notices that it stopped being presented, and draws when the schedule says so.
     /// `shared`: other outputs of that size show the clip, and the device converts it once.
     func draw(_ c: HeadClips, now: Nanos, trace: FrameTrace?, shared: Bool, report: inout DrawReport) {
-        guard let s = surface, let sink else { return }
+        nextWake = nil
+        guard let s = surface, sink != nil else { return }
         report.hidden = Schedule.isHidden(awaitingFrame: s.awaitingFrame, requestedAt: s.frameRequestedAt, now: now)
-        guard let state = scheduleState(c, now: now), Schedule.mayDraw(state) else { return }
+        guard let state = scheduleState(c, now: now) else { return }
+        // The next wake-up from the same schedule: unchanged when nothing may draw now; after a
+        // commit, when the frame callback would be late (the output hidden); and worked out
+        // again only when it might have drawn and did not commit.
+        guard Schedule.mayDraw(state) else {
+            // Found hidden just now (the app pauses it): no wake-up, the frame callback will come.
+            nextWake = report.hidden ? nil : Schedule.wake(state, now: now)
+            return
+        }
+        defer {
+            if report.committed, let s = surface, s.awaitingFrame {
+                nextWake = s.frameRequestedAt + Schedule.hiddenAfter
+            } else {
+                nextWake = scheduleState(c, now: now).flatMap { Schedule.wake($0, now: now) }
+            }
+        }
+        drawNow(c, on: s, now: now, trace: trace, shared: shared, report: &report)
+    }
+
+    private func drawNow(_ c: HeadClips, on s: LayerSurface, now: Nanos, trace: FrameTrace?, shared: Bool, report: inout DrawReport) {
+        guard let sink else { return }
         do {
             if let colour = solid {
                 guard s.needsRedraw else { return }
@@ -119,10 +140,9 @@ extension Head {
         let stepDue = fading != nil && now >= lastFadeDraw + Transition.fadeStep
         guard let frame = v.current, let picture = v.picture,
               Schedule.worthCommit(needsRedraw: s.needsRedraw, frameIsNew: isNew(v), fadeStepDue: stepDue) else { return }
-        try sink.present(picture, settings: settings, on: s, shared: fading == nil && shared, fading: fading) {
-            trace?.committing(output: id, name: name, surface: s.wlSurface, frame: frame, video: settings.video,
-                              weight: fading?.weight ?? 1, at: now)
-        }
+        let note = trace.map { CommitNote(trace: $0, output: id, name: name, surface: s.wlSurface, frame: frame, video: settings.video,
+                                          weight: fading?.weight ?? 1, at: now) }
+        try sink.present(picture, settings: settings, on: s, shared: fading == nil && shared, fading: fading, note: note)
         s.didDraw(serial: v.serial)
         report.committed = true
         shownSlot = cap.map { FrameCap.slot(frame.mediaTime, fps: $0) }

@@ -7,9 +7,9 @@ import WayLoopCore
 extension App {
     /// Registers every deadline once (App.init).
     func registerTimers() {
-        timers.add("frames", due: { [unowned self] now in
-            heads.values.compactMap { $0.scheduleState(clips($0), now: now).flatMap { Schedule.wake($0, now: now) } }.min()
-        })
+        // Each head's draw worked the next wake-up out from the schedule it drew by (every
+        // pass ends with the draw): not built again here.
+        timers.add("frames", due: { [unowned self] _ in heads.values.compactMap(\.nextWake).min() })
         timers.add("release-after", due: { [unowned self] now in
             // One wake-up to release a video nobody has seen for a while (none while released; no
             // snapshot unless a video is hidden).

@@ -342,7 +342,7 @@ public final class VideoView {
               Schedule.worthCommit(needsRedraw: surface.needsRedraw, frameIsNew: c.serial != shownSerial, fadeStepDue: false) else { return }
         do {
             try keepingHostEGL { () throws(SinkError) in
-                try sink.present(picture, settings: settings, on: surface, shared: false, fading: nil) {}
+                try sink.present(picture, settings: settings, on: surface, shared: false, fading: nil, note: nil)
             }
             surface.didDraw()
             shownSerial = c.serial

@@ -81,9 +81,27 @@ protocol Sink: AnyObject {
     /// Fills the whole surface with one colour and commits: a single-pixel buffer where the
     /// surface takes one (`SinkSurface.attachSolid`: nothing drawn), else its own buffer.
     func present(colour: RGB, on surface: any SinkSurface) throws(SinkError)
-    /// Draws `picture` with `settings` and commits; requests the frame callback and calls
-    /// `beforeCommit` just before the commit. `shared`: other outputs of this size show the
-    /// same clip (a sink may convert once for all of them). `fading`: blend `picture` over it.
+    /// Draws `picture` with `settings` and commits; requests the frame callback and records
+    /// `note` just before the commit. `shared`: other outputs of this size show the same clip
+    /// (a sink may convert once for all of them). `fading`: blend `picture` over it.
     func present(_ picture: Picture, settings: OutputSettings, on surface: any SinkSurface, shared: Bool, fading: FadeLayer?,
-                 beforeCommit: () -> Void) throws(SinkError)
+                 note: CommitNote?) throws(SinkError)
+}
+
+/// What a commit shows, for the frame trace (`--trace-frames`): a value the sink records just
+/// before its commit (the trace's presentation feedback must be asked for before the commit it
+/// is for). nil where nothing is traced.
+struct CommitNote {
+    let trace: FrameTrace
+    let output: UInt32
+    let name: String
+    let surface: WLSurface
+    let frame: StampedFrame<FrameHandle>
+    let video: String
+    let weight: Double
+    let at: Nanos
+
+    func record() {
+        trace.committing(output: output, name: name, surface: surface, frame: frame, video: video, weight: weight, at: at)
+    }
 }

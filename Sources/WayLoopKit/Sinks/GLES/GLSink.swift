@@ -78,7 +78,7 @@ final class GLSink: Sink {
     }
 
     func present(_ picture: Picture, settings: OutputSettings, on surface: any SinkSurface, shared: Bool, fading: FadeLayer?,
-                 beforeCommit: () -> Void) throws(SinkError) {
+                 note: CommitNote?) throws(SinkError) {
         drawStarted = Sys.threadCPU()
         let s = try makeCurrent(surface)
         // The EGL window's buffers are the surface's size: undo a single-pixel colour's viewport.
@@ -91,7 +91,7 @@ final class GLSink: Sink {
             device.renderer.drawBlended(t, orientation: picture.orientation, buffer: surface.bufferSize, settings: settings,
                                         weight: f.weight)
             surface.requestFrame()
-            beforeCommit()
+            note?.record()
             let swapping = drewUntilSwap()
             try swap(s)
             costs.present.add(Sys.threadCPU() - swapping)
@@ -108,7 +108,7 @@ final class GLSink: Sink {
         if damage.redraw != nil { device.renderer.endScissor() }
         // Before eglSwapBuffers, which commits.
         surface.requestFrame()
-        beforeCommit()
+        note?.record()
         // What the compositor is told: the rectangles only where EGL can say so.
         damaged.record(device.egl.swapsWithDamage ? damage.changed : nil, of: size)
         let swapping = drewUntilSwap()

@@ -114,6 +114,16 @@ final class ShmConverter {
     /// tiles wide; each libswscale context holds tables of its own): a few sizes per clip.
     private var runScalers: [(size: Size, scaler: RGBScaler)] = []
     private static let runScalerLimit = 16
+    /// The layout last worked out, for the sizes it was worked out for: the converter's key is
+    /// fixed, so it changes only with the picture's or the buffer's size.
+    private var lastLayout: (video: Size, buffer: Size, layout: ShmLayout)?
+
+    func layout(video: Size, buffer: Size, key: ShmPictures.Key) -> ShmLayout {
+        if let l = lastLayout, l.video == video, l.buffer == buffer { return l.layout }
+        let layout = ShmLayout.compute(video: video, buffer: buffer, mode: key.mode, span: key.span)
+        lastLayout = (video, buffer, layout)
+        return layout
+    }
 
     /// Converts `picture` into `buffer`. `changed`: the tiles that changed since the frame the
     /// buffer holds (nil: unknown); where the layout allows it (ShmLayout.convertsRegions, the
@@ -121,7 +131,7 @@ final class ShmConverter {
     func convert(_ picture: Picture, into buffer: some PixelCanvas, key: ShmPictures.Key, format: PackedRGB,
                  changed: TileMask? = nil) throws(SinkError) {
         guard case .cpu(let planes) = picture.storage else { throw .unsupported(picture.storage.place, by: .shm) }
-        let layout = ShmLayout.compute(video: picture.size, buffer: buffer.size, mode: key.mode, span: key.span)
+        let layout = layout(video: picture.size, buffer: buffer.size, key: key)
         if let changed, changed.picture == picture.size, changed.fraction <= Damage.fullAbove,
            layout.convertsRegions(chromaShiftX: Int(planes.layout.chromaShiftX), chromaShiftY: Int(planes.layout.chromaShiftY)),
            barsPainted(layout, key: key, in: buffer),

@@ -23,6 +23,8 @@ final class ShmSink: Sink {
     /// since (nil: a colour, a blend, or nothing yet: the next commit damages everything).
     private var committed: (clip: String, key: ShmPictures.Key, serial: UInt64)?
     private(set) var damaged = DamageMeter()
+    /// The layout the damage was last mapped through, for the key and picture size it is of.
+    private var lastLayout: (video: Size, key: ShmPictures.Key, layout: ShmLayout)?
     private(set) var costs = FrameCosts()
 
     init(device: ShmDevice) { self.device = device }
@@ -100,7 +102,7 @@ final class ShmSink: Sink {
     }
 
     func present(_ picture: Picture, settings: OutputSettings, on surface: any SinkSurface, shared: Bool, fading: FadeLayer?,
-                 beforeCommit: () -> Void) throws(SinkError) {
+                 note: CommitNote?) throws(SinkError) {
         let started = Sys.threadCPU()
         let converted = costs.convert.nanos
         defer { costs.present.add(Sys.threadCPU() - started - (costs.convert.nanos - converted)) }
@@ -145,7 +147,7 @@ final class ShmSink: Sink {
         try buffer.attach(to: surface, damage: damage, view: view)
         damaged.record(damage, of: view.map { Size(width: $0.width, height: $0.height) } ?? buffer.size)
         surface.requestFrame()
-        beforeCommit()
+        note?.record()
         wl_surface_commit(surface.surface)
         committed = blended ? nil : (picture.clip, key, picture.serial)
     }
@@ -175,7 +177,7 @@ extension ShmSink {
     private func damage(_ picture: Picture, key: ShmPictures.Key) -> [PixelRect]? {
         guard let c = committed, c.clip == picture.clip, c.key == key, c.serial != picture.serial, key.mode != .tile,
               case .rects(let boxes) = Damage.of(picture.changed(since: c.serial)) else { return nil }
-        let layout = ShmLayout.compute(video: picture.size, buffer: key.size, mode: key.mode, span: key.span)
+        let layout = layoutMemo(video: picture.size, key: key)
         let rects = boxes.compactMap(layout.bufferRect(of:))
         return rects.isEmpty ? [PixelRect(x: 0, y: 0, width: 1, height: 1)] : rects
     }
@@ -189,5 +191,13 @@ extension ShmSink {
         let b = try device.makeBuffer(size)
         fadeBuffers.append(b)
         return b
+    }
+
+    /// ShmLayout for `key` and a picture of `video`, worked out again only when either changed.
+    private func layoutMemo(video: Size, key: ShmPictures.Key) -> ShmLayout {
+        if let l = lastLayout, l.video == video, l.key == key { return l.layout }
+        let layout = ShmLayout.compute(video: video, buffer: key.size, mode: key.mode, span: key.span)
+        lastLayout = (video, key, layout)
+        return layout
     }
 }
