@@ -97,6 +97,8 @@ public final class Wallpaper: @unchecked Sendable {
     /// The host's own requests (send), waiting for the run's thread, and their replies.
     private var inbox: [(id: Int, request: ControlRequest)] = []
     private var answers: [Int: JSON] = [:]
+    /// Requests whose caller stopped waiting (timed out): their late replies are dropped.
+    private var abandoned = Set<Int>()
     private var nextRequest = 0
 
     /// A wallpaper that shows `configuration` once ``run()`` is called.
@@ -207,7 +209,12 @@ public final class Wallpaper: @unchecked Sendable {
             if let answer { return try WallpaperControl.reply(answer) }
             if !running { throw .notRunning("the wallpaper stopped before it answered") }
             if Sys.now() >= deadline {
-                guardLock.withLock { inbox.removeAll { $0.id == id } }
+                guardLock.withLock {
+                    let queued = inbox.contains { $0.id == id }
+                    inbox.removeAll { $0.id == id }
+                    // Handed to the run already: its reply, when it comes, is not kept.
+                    if !queued && answers.removeValue(forKey: id) == nil { abandoned.insert(id) }
+                }
                 throw .io("no reply within \(timeout) s")
             }
             usleep(2_000)
@@ -350,7 +357,9 @@ public final class Wallpaper: @unchecked Sendable {
 
     /// The reply to the host's request `id` (App.reply).
     func answer(_ id: Int, _ value: JSON) {
-        guardLock.withLock { answers[id] = value }
+        guardLock.withLock {
+            if abandoned.remove(id) == nil { answers[id] = value }
+        }
     }
 }
 
