@@ -77,16 +77,26 @@ final class LibraryTests: CompositorTestCase {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-host-\(UUID().uuidString.prefix(8))").path
         defer { for f in [base + ".out", base + ".err"] { try? FileManager.default.removeItem(atPath: f) } }
         let (grid, seam) = (Repo.clip("grid.mp4"), Repo.clip("seam-30.mp4"))
-        guard let host = Child([try example("HostControl"), grid, "4", seam], env: sway.env, stdout: base + ".out", stderr: base + ".err") else {
+        // Its stdin a FIFO held open here: it stops when the test writes a line, not on a clock.
+        let fifo = base + ".in"
+        guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("cannot make a FIFO at \(fifo)") }
+        let input = open(fifo, O_RDWR | O_CLOEXEC)
+        defer {
+            close(input)
+            try? FileManager.default.removeItem(atPath: fifo)
+        }
+        guard let host = Child([try example("HostControl"), grid, "4", seam], env: sway.env, stdout: base + ".out", stderr: base + ".err",
+                               stdin: fifo) else {
             throw HarnessError("cannot start the HostControl example")
         }
         defer { if host.isRunning { kill(host.pid, SIGKILL); _ = host.wait(timeout: 5) } }
         func lines() -> [String] { ((try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
         func stderr() -> String { (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? "" }
-        XCTAssertTrue(Wait.until(timeout: 60) { lines().contains("steered") || !host.isRunning }, "\(lines()); \(stderr())")
+        XCTAssertTrue(Wait.until(timeout: 60) { lines().contains { $0.hasPrefix("steered") } || !host.isRunning }, "\(lines()); \(stderr())")
         // The command's own ctl, on the display's control socket, reaches the host's wallpaper.
         let outs = try Ctl.status(env: sway.env)
         XCTAssertEqual(outs.first?["video"] as? String, seam, Ctl.describe(outs))
+        XCTAssertEqual(write(input, "\n", 1), 1)
         XCTAssertEqual(host.wait(timeout: 30), 0, "\(lines()); \(stderr())")
         let out = lines(), output = sway.outputs[0]
         XCTAssertTrue(out.contains("pause: \(output) paused"), "\(out)")

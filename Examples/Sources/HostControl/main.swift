@@ -2,7 +2,8 @@
 // it happens, and after the first output plays another thread steers it and stops it. With
 // OTHER, the wallpaper also listens on the display's control socket (`wayloop ctl` reaches it),
 // and the thread pauses and resumes it, switches it to OTHER, tries a file that is not there,
-// then waits SECONDS; without, it waits SECONDS. Then it asks for the status and stops it.
+// then waits for a line on stdin (Enter; EOF too) while `wayloop ctl` may reach it; without,
+// it waits SECONDS. Then it asks for the status and stops it.
 // `swift run --package-path Examples HostControl VIDEO [SECONDS [OTHER]]`
 import Foundation
 import WayLoopKit
@@ -37,9 +38,11 @@ Thread.detachNewThread {
         step("resume") { try wallpaper.resume() }
         step("switch") { try wallpaper.switchTo(video: other) }
         step("switch") { try wallpaper.switchTo(video: "/nonexistent/clip.mp4") }
-        say("steered")
+        say("steered: press Enter to stop")
+        _ = readLine()
+    } else {
+        Thread.sleep(forTimeInterval: seconds)
     }
-    Thread.sleep(forTimeInterval: seconds)
     for output in wallpaper.status() ?? [] {
         say("status \(output.name) \(output.state) frames \(output.framesShown)")
     }
