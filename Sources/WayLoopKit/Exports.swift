@@ -28,6 +28,7 @@
 @_exported import enum WayLoopCore.FailureKind
 @_exported import struct WayLoopCore.OutputStatus
 @_exported import struct WayLoopCore.SurfaceStatus
+@_exported import struct WayLoopCore.SurfaceStats
 @_exported import struct WayLoopCore.PlaylistStatus
 @_exported import struct WayLoopCore.FitStatus
 @_exported import struct WayLoopCore.FrameCosts

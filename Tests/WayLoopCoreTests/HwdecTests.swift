@@ -280,6 +280,9 @@ extension HwdecTests {
             ("nvdec-copy:transfer@1", FakeHwdec(path: .nvdecCopy, trigger: .transfer, at: 1)),
             ("nvdec-copy:decode-error", nil), ("nvdec-copy:ok@3", nil), ("nvdec-copy:pool@0", nil), ("nvdec:ok", nil),
             ("nvdec-copy", nil), ("", nil), ("nvdec-copy:explode", nil), ("nvdec-copy:pool@x", nil),
+            ("nvdec-copy:ok+export", FakeHwdec(path: .nvdecCopy, trigger: .ok, exports: true)),
+            ("nvdec-copy:decode-error@45+export", FakeHwdec(path: .nvdecCopy, trigger: .decodeError, at: 45, exports: true)),
+            ("nvdec-copy:ok+exports", nil), ("nvdec-copy:+export", nil), ("+export", nil),
         ]
         for (text, want) in rows { XCTAssertEqual(FakeHwdec.parse(text), want, text) }
     }

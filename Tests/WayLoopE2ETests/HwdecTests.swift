@@ -176,6 +176,58 @@ final class HwdecTests: CompositorTestCase {
         }
     }
 
+    // MARK: Frames with lifetimes: surfaces handed on in place
+
+    /// The fake's `+export`: each frame is handed on in place, pinning a surface of a fixed pool
+    /// (the size WayLoop asks libavcodec for) until its lease ends, which a sink keeps until the
+    /// compositor released its buffer (shm) or the swap that replaced it (GL). On both renderers,
+    /// with a long queue and a seek at every loop (no loop cache), and, in the second row, a
+    /// failure in the middle of pass 1: every frame once, in order; no surface decoded into while
+    /// a committed buffer still showed it; the pool never dry; and the sinks did hold surfaces
+    /// past their present (`most_shown`), so the first two could have failed.
+    func testSurfacesHandedOnInPlaceAreNeverReusedWhileShown() throws {
+        let rows: [(renderer: String, spec: String, decode: String)] = [
+            ("shm", "nvdec-copy:ok+export", "nvdec-copy (fake NVDEC (WAYLOOP_FAKE_HWDEC); frames handed on in place)"),
+            ("gl", "nvdec-copy:ok+export", "nvdec-copy (fake NVDEC (WAYLOOP_FAKE_HWDEC); frames handed on in place)"),
+            ("shm", "nvdec-copy:decode-error@45+export", "software (nvdec-copy failed while playing: a frame failed to decode "
+                + "(Invalid data found when processing input (WAYLOOP_FAKE_HWDEC)))"),
+            ("gl", "nvdec-copy:decode-error@45+export", "software (nvdec-copy failed while playing: a frame failed to decode "
+                + "(Invalid data found when processing input (WAYLOOP_FAKE_HWDEC)))"),
+        ]
+        for row in rows {
+            let label = "\(row.renderer), \(row.spec)"
+            let sway = try compositor()
+            let trace = tracePath("export-\(row.renderer)")
+            defer { try? FileManager.default.removeItem(atPath: trace) }
+            var env = sway.env
+            env["WAYLOOP_FAKE_HWDEC"] = row.spec
+            let w = try Wayloop(["--renderer", row.renderer, "--queue-frames", "12", "--cache-mb", "0", "--hwdec", "nvdec-copy",
+                                 "--trace-frames", trace, Repo.clip(Self.clip)], env: env)
+            defer { XCTAssertEqual(w.stop(), 0, "\(label): \(w.stderr)") }
+            XCTAssertTrue(Wait.until(timeout: 60) { TraceFile.maxPass(trace) >= 8 || !w.isRunning }, "\(label): the trace never reached pass 8: \(w.stderr)")
+            XCTAssertTrue(waitForDecode(w) { $0 == row.decode }, "\(label): \(w.lastStatus)")
+            checkGapless(trace, output: sway.outputs[0], passes: 0...7)
+            let out = try XCTUnwrap(Ctl.status(env: sway.env).first, label)
+            let s = try XCTUnwrap(out["surfaces"] as? [String: Any], "\(label): \(Ctl.describe([out]))")
+            let n = { (k: String) in s[k] as? Double ?? -1 }
+            print("HwdecTests: \(label): surfaces \(s.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+            XCTAssertEqual(n("reused_while_shown"), 0, "\(label): \(s)")
+            XCTAssertEqual(n("dry"), 0, "\(label): \(s)")
+            XCTAssertGreaterThanOrEqual(n("most_shown"), 1, "\(label): no sink held a surface past its present: \(s)")
+            XCTAssertLessThanOrEqual(n("most_out"), n("pool"), "\(label): \(s)")
+            XCTAssertGreaterThan(n("limit"), 0, "\(label): \(s)")
+            if row.spec.contains("@45") {
+                // Software since frame 45: the surfaces handed on before went back as their leases ended.
+                XCTAssertEqual(n("taken"), 44, "\(label): \(s)")
+                let outNow = { ((try? Ctl.status(env: sway.env))?.first?["surfaces"] as? [String: Any])?["out"] as? Double }
+                XCTAssertTrue(Wait.until(timeout: 10) { outNow() == 0 },
+                              "\(label): surfaces still out after the fallback: \(s)")
+            } else {
+                XCTAssertGreaterThanOrEqual(n("taken"), Double(8 * Self.framesPerPass), "\(label): \(s)")
+            }
+        }
+    }
+
     func testCtlSetHwdecOpensTheVideoAgainThatWay() throws {
         let (w, trace, sway) = try play("nvdec-copy:ok", tag: "set")
         defer { XCTAssertEqual(w.stop(), 0, w.stderr); try? FileManager.default.removeItem(atPath: trace) }

@@ -348,21 +348,29 @@ public struct FakeHwdec: Equatable, Sendable {
     public var trigger: Trigger
     /// The frame (counted from 1 over the clip's hardware frames) a playing trigger fires at.
     public var at: Int
+    /// `+export`: its frames are handed on in place from a fixed pool of surfaces (in memory,
+    /// so either renderer draws them), each pinned until its lease ends, instead of copied
+    /// back: the zero-copy paths' lifetimes, provable without a GPU.
+    public var exports: Bool
 
-    public init(path: HwdecPath, trigger: Trigger, at: Int = 1) {
+    public init(path: HwdecPath, trigger: Trigger, at: Int = 1, exports: Bool = false) {
         self.path = path
         self.trigger = trigger
         self.at = at
+        self.exports = exports
     }
 
-    /// `nvdec-copy:decode-error@40`, `vaapi-copy:check`; nil for anything else.
+    /// `nvdec-copy:decode-error@40`, `vaapi-copy:check`, `nvdec-copy:ok+export`; nil for anything else.
     public static func parse(_ text: String) -> FakeHwdec? {
+        var text = Substring(text)
+        let exports = text.hasSuffix("+export")
+        if exports { text = text.dropLast("+export".count) }
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2, let path = HwdecPath(rawValue: parts[0]) else { return nil }
         let spec = parts[1].split(separator: "@", maxSplits: 1).map(String.init)
         guard let trigger = Trigger(rawValue: spec[0]) else { return nil }
-        if spec.count == 1 { return trigger.whilePlaying ? nil : FakeHwdec(path: path, trigger: trigger) }
+        if spec.count == 1 { return trigger.whilePlaying ? nil : FakeHwdec(path: path, trigger: trigger, exports: exports) }
         guard trigger.whilePlaying, let n = Int(spec[1]), n >= 1 else { return nil }
-        return FakeHwdec(path: path, trigger: trigger, at: n)
+        return FakeHwdec(path: path, trigger: trigger, at: n, exports: exports)
     }
 }

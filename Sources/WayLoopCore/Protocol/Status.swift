@@ -111,6 +111,10 @@ public struct OutputStatus: Equatable, Sendable {
     public var fit: FitStatus?
     /// The workspace it shows, where the compositor says (sway's IPC; nil: not known).
     public var workspace: String?
+    /// Its video's decoder surfaces, when a hardware path hands them on in place (nil: its
+    /// frames are in memory of their own): the pool, the budget, and what the fake source's
+    /// pool saw (SurfaceStats).
+    public var surfaces: SurfaceStats?
 
     /// A status with the given fields; `decode`, `shownFps` and `pace` start nil.
     public init(name: String, description: String = "", video: String?, mode: ScaleMode?, state: VideoPlayerState,
@@ -161,6 +165,7 @@ public struct OutputStatus: Equatable, Sendable {
         surface = json["surface"].flatMap(SurfaceStatus.init(json:))
         fit = json["fit"].flatMap(FitStatus.init(json:))
         workspace = json["workspace"]?.string
+        surfaces = json["surfaces"].flatMap(SurfaceStats.init(json:))
     }
 
     /// The output's object in `ctl status --json`; nil fields are null or left out.
@@ -184,6 +189,7 @@ public struct OutputStatus: Equatable, Sendable {
         if let surface { pairs.append(("surface", surface.json)) }
         if let fit { pairs.append(("fit", fit.json)) }
         if let workspace { pairs.append(("workspace", .string(workspace))) }
+        if let surfaces { pairs.append(("surfaces", surfaces.json)) }
         return .object(pairs)
     }
 

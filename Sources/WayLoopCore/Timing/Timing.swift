@@ -20,6 +20,14 @@ public struct StampedFrame<Payload> {
     public var pass: Int
     /// The frame's index within its pass.
     public var index: Int
+
+    public init(payload: Payload, mediaTime: Nanos, duration: Nanos, pass: Int, index: Int) {
+        self.payload = payload
+        self.mediaTime = mediaTime
+        self.duration = duration
+        self.pass = pass
+        self.index = index
+    }
 }
 
 /// Turns the PTS of decoded frames, pass after pass, into one gapless timeline.

@@ -288,6 +288,7 @@ final class Requests: ControlServerDelegate {
                                 decoder: v.map { $0.isReleased ? "released" : "running" }, playlist: app.playlistStatus(h),
                                 maxFps: h.cap, damaged: h.sink?.damaged.share, costs: Self.costs(v, h.sink))
             status.decode = v?.decodeState?.text
+            status.surfaces = v?.surfaceStats
             status.fit = active.flatMap { app.fitStatus($0.video) }
             status.surface = h.surface?.status
             status.workspace = h.workspace

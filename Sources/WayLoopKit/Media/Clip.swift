@@ -22,8 +22,9 @@ final class Clip {
     private(set) var info: VideoInfo?
     private(set) var error: VideoError?
     private var clock = PlaybackClock()
-    /// The frame on screen (or about to be).
-    private(set) var current: StampedFrame<FrameHandle>?
+    /// The frame on screen (or about to be), leased: what shows it keeps it too (FrameLease).
+    private var lease: FrameLease?
+    var current: StampedFrame<FrameHandle>? { lease?.frame }
     /// Changes whenever `current` changes; outputs compare it with what they committed. Unique
     /// in the process (FrameSerials), so that a sink's buffer holding another clip's frame of
     /// the same path can never pass for this one's.
@@ -175,6 +176,9 @@ final class Clip {
         _ = csys_malloc_trim()
     }
 
+    /// Its decoder surfaces, when a hardware path hands them on in place (status; nil: none).
+    var surfaceStats: SurfaceStats? { channel.surfaceStats }
+
     /// Bytes its loop cache holds.
     var cacheBytes: Int { channel.cacheBytes }
     /// Bytes of decoded frames it holds: the queue and the loop cache.
@@ -267,11 +271,12 @@ final class Clip {
                 dropped += LateFrames.between(previous: (old.pass, old.index), next: (next.pass, next.index), passFrames: passFrames)
             }
             damage.record(serial: serial, previous: previous, mask: changed(old.payload.frame, next.payload.frame))
-            channel.release(old.payload)
         } else {
             damage.record(serial: serial, previous: previous, mask: nil)
         }
-        current = next
+        // The old frame goes back to its channel now, or when the last sink showing it lets go.
+        pictureOfSerial = nil
+        lease = FrameLease(next, channel: channel)
         channel.frameTaken(next)
         return true
     }
@@ -323,8 +328,8 @@ final class Clip {
         channel.requestStop()
         thread?.join()
         thread = nil
-        if let c = current { channel.release(c.payload) }
-        current = nil
+        pictureOfSerial = nil
+        lease = nil
         damage.reset()
     }
 }
@@ -358,7 +363,8 @@ extension Clip {
     var picture: Picture? {
         guard let c = current else { return nil }
         if let p = pictureOfSerial, p.serial == serial { return p }
-        let p = Picture(frame: c.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright, damage: damage)
+        let p = Picture(frame: c.payload.frame, serial: serial, clip: path, orientation: info?.orientation ?? .upright, damage: damage,
+                        lease: lease)
         pictureOfSerial = p
         return p
     }

@@ -86,9 +86,9 @@ final class Decoder {
             let info = try open()
             log.debug("opened: \(info)")
             try decodeLoop(info: info)
-            if let held = stamper.discardHeld() { channel.recycle(FrameHandle(frame: held.frame)) }
+            if let held = stamper.discardHeld() { channel.recycle(held) }
         } catch {
-            if let held = stamper.discardHeld() { channel.recycle(FrameHandle(frame: held.frame)) }
+            if let held = stamper.discardHeld() { channel.recycle(held) }
             log.debug("decoder stopped: \(error)")
             channel.setStatus(.failed(error))
         }
@@ -203,7 +203,7 @@ final class Decoder {
         // Frame threads: the render device's hint (DecoderHints, measured per device).
         ctx.pointee.thread_count = Int32(pacer.threadsNow)
         ctx.pointee.lowres = Int32(n)
-        hardware.device?.attach(to: ctx, extraFrames: HwdecPool.extraFrames(copying: true, queued: 0, held: 0))
+        hardware.device?.attach(to: ctx, extraFrames: hardware.extraFrames(queue: channel.capacity))
         guard avcodec_open2(ctx, decoder, nil) >= 0 else {
             if hardware.device != nil {
                 // The hwaccel refused to start: software, from here on.
@@ -296,7 +296,7 @@ final class Decoder {
     /// Keeps a first-pass frame in the loop cache while the loop fits its budget.
     private func remember(_ out: StampedFrame<FrameHandle>, _ state: inout LoopState) {
         guard state.caching, out.pass == 0 else { return }
-        if let copy = channel.keep(out.payload.frame) {
+        if LoopCacheRule.keeps(out.payload.storage), let copy = channel.keep(out.payload.frame) {
             var s = out
             s.payload = FrameHandle(frame: copy, cached: true)
             state.cache.append(s)
@@ -304,7 +304,8 @@ final class Decoder {
             state.caching = false
             state.cache.removeAll()
             channel.dropCache()
-            log.debug("the loop does not fit the cache (\(channel.cacheBudget >> 20) MB): every pass is decoded")
+            log.debug(LoopCacheRule.keeps(out.payload.storage) ? "the loop does not fit the cache (\(channel.cacheBudget >> 20) MB): every pass is decoded"
+                : "frames handed on in place are not kept (each pins a surface): every pass is decoded")
         }
     }
 
@@ -327,12 +328,12 @@ final class Decoder {
     /// where no renderer takes its format, stamped on the loop's timeline and queued.
     private func handOn(_ frame: UnsafeMutablePointer<AVFrame>, started: Nanos, wallStart: Nanos, info: VideoInfo,
                         state: inout LoopState) -> Next {
-        guard let decoded = hardware.take(frame, channel: channel) else { return .goOn }
+        guard let (decoded, surface) = hardware.take(frame, channel: channel) else { return .goOn }
         if let after = resumeAfterPts {
             // Decoded again after a switch to software: the frames already handed on are left out.
             let pts = decoded.pointee.best_effort_timestamp
             if pts != avx_nopts() && pts <= after {
-                channel.recycle(FrameHandle(frame: decoded))
+                channel.recycle(FrameHandle(frame: decoded, surface: surface))
                 return .goOn
             }
             resumeAfterPts = nil
@@ -341,14 +342,15 @@ final class Decoder {
         frameDecoded()
         notePoolBuffer(decoded)
         lastFedPts = decoded.pointee.best_effort_timestamp == avx_nopts() ? lastFedPts : decoded.pointee.best_effort_timestamp
-        guard let ready = convertIfNeeded(decoded) else { return .goOn }
+        // A surface handed on in place is shown as it is (the renderer scales it).
+        guard let ready = surface != nil ? decoded : convertIfNeeded(decoded) else { return .goOn }
         channel.addDecodeCost(Sys.threadCPU() - started)
         followPace(busy: Sys.now() - wallStart)
         let pts = ready.pointee.best_effort_timestamp
         let ptsNs: Nanos? = pts == avx_nopts() ? nil : rescale(pts)
         let own = rescale(avx_frame_duration(ready))
         let index = ptsNs.map { passFrames.index(ofFrame: $0) }
-        guard let out = stamper.push(FrameHandle(frame: ready), pts: ptsNs, ownDuration: own > 0 ? own : nominalDuration,
+        guard let out = stamper.push(FrameHandle(frame: ready, surface: surface), pts: ptsNs, ownDuration: own > 0 ? own : nominalDuration,
                                      index: passFrames.skipped ? index : nil) else { return .goOn }
         return queue(out, info: info, state: &state)
     }

@@ -12,10 +12,16 @@ struct FrameHandle: @unchecked Sendable {
     let frame: UnsafeMutablePointer<AVFrame>
     /// Owned by the loop cache: replayed pass after pass, never recycled.
     var cached = false
-    init(frame: UnsafeMutablePointer<AVFrame>, cached: Bool = false) {
+    /// The decoder surface it pins, when a hardware path handed it on in place (nil: memory of
+    /// its own). Given back when the frame is recycled.
+    var surface: SurfaceTag?
+    init(frame: UnsafeMutablePointer<AVFrame>, cached: Bool = false, surface: SurfaceTag? = nil) {
         self.frame = frame
         self.cached = cached
+        self.surface = surface
     }
+
+    var storage: FrameStorageKind { surface == nil ? .cpu : .surface }
 }
 
 struct VideoInfo: Sendable, CustomStringConvertible {
@@ -51,7 +57,16 @@ final class FrameChannel: @unchecked Sendable {
     /// QueueBudget counts all but the one on screen against the queue.
     private var held = 0
     private var heldBytes = 0
+    /// Of those, the frames that pin decoder surfaces, queued and held (SurfaceBudget), and the
+    /// budget (0 until a hardware path hands surfaces on in place).
+    private var queuedSurfaces = 0
+    private var heldSurfaces = 0
+    private var surfaceLimit = 0
+    /// The fake source's pool, for status (nil: none).
+    private var ledger: SurfaceLedger?
     private var pool: [UnsafeMutablePointer<AVFrame>] = []
+    /// Frames the queue holds at most.
+    let capacity: Int
     private var _status: DecoderStatus = .opening
     private var stopRequested = false
     let wakeup: WakeupFD
@@ -171,11 +186,31 @@ final class FrameChannel: @unchecked Sendable {
         self.decoderThreads = decoderThreads
         self.limits = limits
         queue = BoundedQueue(capacity: capacity)
+        self.capacity = capacity
         pool.reserveCapacity(capacity + 4)
         self.wakeup = wakeup
     }
 
     deinit { purge() }
+
+    /// Decoder thread, when its hardware path hands surfaces on in place: the budget of
+    /// surfaces queued and leased, and the fake source's pool.
+    func handsOnSurfaces(limit: Int, ledger: SurfaceLedger?) {
+        lock.withLock {
+            surfaceLimit = limit
+            self.ledger = ledger
+        }
+    }
+
+    /// The surfaces, for status (nil: none handed on in place).
+    var surfaceStats: SurfaceStats? {
+        lock.withLock { () -> SurfaceStats? in
+            guard surfaceLimit > 0 else { return nil }
+            if let ledger { return ledger.stats }
+            let out = queuedSurfaces + heldSurfaces
+            return SurfaceStats(pool: 0, limit: surfaceLimit, out: out)
+        }
+    }
 
     /// Frees every queued, pooled and cached frame. Only once the decoder thread has ended.
     func purge() {
@@ -184,8 +219,10 @@ final class FrameChannel: @unchecked Sendable {
                 if f.payload.cached { continue }
                 var p: UnsafeMutablePointer<AVFrame>? = f.payload.frame
                 av_frame_free(&p)
+                f.payload.surface?.giveBack()
             }
             queuedBytes = 0
+            queuedSurfaces = 0
             for f in pool {
                 var p: UnsafeMutablePointer<AVFrame>? = f
                 av_frame_free(&p)
@@ -275,6 +312,7 @@ final class FrameChannel: @unchecked Sendable {
     func recycle(_ handle: FrameHandle) {
         if handle.cached { return }
         av_frame_unref(handle.frame)
+        handle.surface?.giveBack()
         lock.withLock { pool.append(handle.frame) }
     }
 
@@ -301,13 +339,16 @@ final class FrameChannel: @unchecked Sendable {
     func push(_ frame: StampedFrame<FrameHandle>) -> Bool {
         let wasEmpty: Bool? = lock.withLock {
             let bytes = Int(avx_frame_bytes(frame.payload.frame))
-            while !QueueBudget.admits(count: queue.count, held: held, heldBytes: heldBytes, capacity: queue.capacity,
-                                      queuedBytes: queuedBytes, adding: bytes)
+            let surface = frame.payload.surface != nil
+            while !(surface ? SurfaceBudget.admits(queued: queue.count, leased: heldSurfaces, capacity: queue.capacity, limit: surfaceLimit)
+                        : QueueBudget.admits(count: queue.count, held: held, heldBytes: heldBytes, capacity: queue.capacity,
+                                             queuedBytes: queuedBytes, adding: bytes))
                     && !stopRequested { lock.wait() }
             if stopRequested { return nil }
             let empty = queue.isEmpty
             queue.push(frame)
             queuedBytes += bytes
+            if surface { queuedSurfaces += 1 }
             return empty
         }
         guard let wasEmpty else { return false }
@@ -367,7 +408,8 @@ final class FrameChannel: @unchecked Sendable {
     }
 
     /// Gives back a frame `takeNext` or `takeDue` returned (recycled; its place in the queue is
-    /// free). Main thread only: the decoder `recycle`s its own.
+    /// free): a late frame at once, one shown when its lease ends (FrameLease). Main thread
+    /// only: the decoder `recycle`s its own.
     func release(_ handle: FrameHandle) {
         let bytes = Int(avx_frame_bytes(handle.frame))
         recycle(handle)
@@ -375,6 +417,7 @@ final class FrameChannel: @unchecked Sendable {
             assert(held > 0, "a frame released twice, or one the main thread never took")
             held = max(0, held - 1)
             heldBytes = held == 0 ? 0 : max(0, heldBytes - bytes)
+            if handle.surface != nil { heldSurfaces = max(0, heldSurfaces - 1) }
             lock.broadcast()
         }
     }
@@ -387,6 +430,10 @@ final class FrameChannel: @unchecked Sendable {
         queuedBytes = max(0, queuedBytes - bytes)
         held += 1
         heldBytes += bytes
+        if f.payload.surface != nil {
+            queuedSurfaces = max(0, queuedSurfaces - 1)
+            heldSurfaces += 1
+        }
         return f
     }
 }

@@ -19,6 +19,23 @@ final class HardwarePath {
     private let downloads = DownloadPool()
     /// Frames the hardware path has given (the fake source's triggers count them).
     private var frames = 0
+    /// How its frames are handed on: copied back, or in place (each pinning its surface).
+    private(set) var delivery = FrameDelivery.copyBack
+    /// The fake source's pool of surfaces, when it hands them on in place.
+    private var ledger: SurfaceLedger?
+
+    /// libavcodec's extra surfaces for the path (HwdecPool.extraFrames): a few for a copy
+    /// path, the queue and the surfaces shown on top for one in place.
+    func extraFrames(queue: Int) -> Int {
+        HwdecPool.extraFrames(copying: delivery == .copyBack, queued: queue, held: SurfaceBudget.leasedMax)
+    }
+
+    /// Where a device's frames can be handed on in place (nil: only copied back). The fake's
+    /// surfaces are in memory, which both renderers take. VA-API's would be dmabufs
+    /// (av_hwframe_map to DRM PRIME): not built, as no device here takes one (PictureStorage.dmabuf).
+    private static func exportPlace(_ device: HwDevice) -> String? {
+        device.fake?.exports == true ? PictureStorage.Place.cpu.rawValue : nil
+    }
 
     /// Picks how this clip is decoded before its codec opens: each hardware candidate is opened
     /// and checked against software decoding (HwStartupCheck); the first that passes is used.
@@ -45,11 +62,21 @@ final class HardwarePath {
                     state.failed(why)
                 } else {
                     // Its surfaces live on the device: how many libavcodec's pool makes, and their size.
+                    let limits = channel.limits.current
+                    delivery = FrameDelivery.choose(exportsTo: Self.exportPlace(device), deviceTakes: limits.storage.map(\.rawValue),
+                                                    deviceIsFinal: limits.isFinal)
+                    let extra = extraFrames(queue: channel.capacity)
+                    if delivery != .copyBack {
+                        let limit = SurfaceBudget.limit(capacity: channel.capacity)
+                        ledger = device.fake != nil ? SurfaceLedger(size: extra, limit: limit) : nil
+                        channel.handsOnSurfaces(limit: limit, ledger: ledger)
+                    }
                     let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
-                    let n = HwdecPool.size(codec: codecName, extra: HwdecPool.extraFrames(copying: true, queued: 0, held: 0))
+                    let n = HwdecPool.size(codec: codecName, extra: extra)
                     let bytes = Double(par.pointee.width) * Double(par.pointee.height) * (avx_pix_fmt_depth(fmt) > 8 ? 3 : 1.5)
                     let mb = Int((Double(n) * bytes / 1_048_576).rounded())
-                    state.passed(device: device.fake == nil ? "\(device.name); \(n) surfaces, \(mb) MB on the device" : device.name)
+                    let inPlace = delivery == .copyBack ? "" : "; frames handed on in place"
+                    state.passed(device: (device.fake == nil ? "\(device.name); \(n) surfaces, \(mb) MB on the device" : device.name) + inPlace)
                     self.device = device
                 }
             }
@@ -65,10 +92,11 @@ final class HardwarePath {
     }
 
     /// The frame a hardware path decoded, copied back into one of the channel's frames (the
-    /// surface goes back to the pool at once); a software frame as it is. nil when the frame
-    /// is gone: a failure was noted (`failure`) and the loop switches to software.
-    func take(_ frame: UnsafeMutablePointer<AVFrame>, channel: FrameChannel) -> UnsafeMutablePointer<AVFrame>? {
-        guard let device else { return frame }
+    /// surface goes back to the pool at once), or handed on in place with the surface it pins;
+    /// a software frame as it is. nil when the frame is gone: a failure was noted (`failure`)
+    /// and the loop switches to software.
+    func take(_ frame: UnsafeMutablePointer<AVFrame>, channel: FrameChannel) -> (frame: UnsafeMutablePointer<AVFrame>, surface: SurfaceTag?)? {
+        guard let device else { return (frame, nil) }
         guard device.owns(frame) else {
             channel.recycle(FrameHandle(frame: frame))
             failure = .notHardware
@@ -84,6 +112,15 @@ final class HardwarePath {
             }
             return nil
         }
+        // In place: a picture the renderers take as it is, pinning its surface until its lease ends.
+        if delivery != .copyBack, PlaneLayout(frame: frame) != nil {
+            guard let tag = ledger.map({ $0.take() }) ?? SurfaceTag(id: frames, ledger: nil) else {
+                channel.recycle(FrameHandle(frame: frame))
+                failure = .poolExhausted
+                return nil
+            }
+            return (frame, tag)
+        }
         guard let out = channel.obtainFrame() else {
             channel.recycle(FrameHandle(frame: frame))
             failure = .transfer("out of memory")
@@ -96,12 +133,14 @@ final class HardwarePath {
             failure = .transfer(AVError.text(rc))
             return nil
         }
-        return out
+        return (out, nil)
     }
 
     /// Leaves the hardware path: the state, the report and the one notice.
     func fallBack(_ why: HwdecFailure, video path: String, channel: FrameChannel, log: Logger) {
         device = nil
+        // The surfaces already handed on stay pinned by their leases until they end.
+        delivery = .copyBack
         if state == nil { state = HwdecState(mode: .no, stream: HwdecStream(codec: "", bitDepth: 0, chroma420: true)) }
         let line = state!.failed(why)
         channel.decodeState = state

@@ -1,7 +1,7 @@
 // A decoded picture as a render device sees it: where its pixels live (CPU planes today; a
 // dmabuf is the documented second place), their layout and colour, and how it is turned for
 // display. No FFmpeg type leaves this folder: the sinks read a Picture, never an AVFrame.
-// Valid while its clip shows it. Main thread only.
+// Valid while it is kept: it holds its frame's lease (FrameLease). Main thread only.
 import CFFmpeg
 import WayLoopCore
 
@@ -14,12 +14,16 @@ struct Picture {
     let storage: PictureStorage
     /// The clip's recent damage: what changed since an earlier frame of it.
     let damage: DamageHistory
+    /// The decoded frame's lease: the picture's pixels stay valid while any holder keeps it
+    /// (nil: a frame owned by whoever made the picture, as a thumbnail's).
+    let lease: FrameLease?
 
     /// A decoded frame in memory; nil for a format no device takes (never queued: the decoder
     /// converts those).
     init?(frame: UnsafeMutablePointer<AVFrame>, serial: UInt64, clip: String, orientation: Orientation,
-          damage: DamageHistory = DamageHistory()) {
+          damage: DamageHistory = DamageHistory(), lease: FrameLease? = nil) {
         guard let planes = CPUPlanes(frame: frame) else { return nil }
+        self.lease = lease
         self.serial = serial
         self.clip = clip
         self.orientation = orientation
@@ -126,7 +130,11 @@ struct ColourTags: Equatable {
 
 /// A picture in a dmabuf, described the way linux-dmabuf and EGL_EXT_image_dma_buf_import take
 /// it (FFmpeg's AVDRMFrameDescriptor flattened to one layer). Documented, not produced: no
-/// decoding path exports one yet, and no device takes one (both say so in one error).
+/// decoding path exports one yet, and no device takes one (both say so in one error). The seam
+/// it waits for is two pieces: the VA-API path's export (HardwarePath.exportPlace: "dmabuf",
+/// av_hwframe_map to AV_PIX_FMT_DRM_PRIME, the frame handed on in place with its SurfaceTag),
+/// and the GL device's branch for `.dmabuf` (GLDevice.textures) with `.dmabuf` in its
+/// DeviceLimits.storage. Its lease already keeps the surface until the swap that replaced it.
 ///
 /// - The GL device would import it with eglCreateImageKHR(EGL_LINUX_DMA_BUF_EXT): width, height,
 ///   EGL_LINUX_DRM_FOURCC_EXT = `fourcc`, and per plane i EGL_DMA_BUF_PLANEi_FD/OFFSET/PITCH and

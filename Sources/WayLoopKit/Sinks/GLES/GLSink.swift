@@ -23,11 +23,15 @@ final class GLSink: Sink {
     /// software GL such as llvmpipe does its shading there).
     private(set) var costs = FrameCosts()
     private var drawStarted: Nanos = 0
+    /// The leases of the surface frames the last swap showed, let go after the swap that
+    /// replaced them.
+    private var shown = ShownLeases()
 
     init(device: GLDevice) { self.device = device }
 
     /// The EGL surface before the window it was made on (the window goes after this body).
     deinit {
+        shown.letGo()
         if let eglSurface { device.egl.destroySurface(eglSurface) }
     }
 
@@ -70,6 +74,7 @@ final class GLSink: Sink {
         }
         damaged.record(nil, of: surface.bufferSize)
         forgetDrawn()
+        shown.letGo()
     }
 
     private func forgetDrawn() {
@@ -95,6 +100,7 @@ final class GLSink: Sink {
             let swapping = drewUntilSwap()
             try swap(s)
             costs.present.add(Sys.threadCPU() - swapping)
+            swapped(picture, f.picture)
             damaged.record(nil, of: surface.bufferSize)
             forgetDrawn()
             return
@@ -120,6 +126,7 @@ final class GLSink: Sink {
             try swap(s)
         }
         costs.present.add(Sys.threadCPU() - swapping)
+        swapped(picture)
         if drawnKey.map({ $0.clip != picture.clip || $0.settings != settings || $0.size != size }) ?? true { swapped.removeAll() }
         drawnKey = (picture.clip, settings, size)
         swapped.insert(picture.serial, at: 0)
@@ -128,6 +135,12 @@ final class GLSink: Sink {
 }
 
 extension GLSink {
+    /// A swap showed `pictures`: what the swap before showed is let go.
+    private func swapped(_ pictures: Picture?...) {
+        shown.letGo()
+        for p in pictures { shown.hold(p) }
+    }
+
     /// Counts the draw so far as its `convert` cost; returns when the swap starts.
     private func drewUntilSwap() -> Nanos {
         let now = Sys.threadCPU()

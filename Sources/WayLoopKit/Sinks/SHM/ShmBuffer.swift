@@ -63,6 +63,8 @@ final class ShmBuffer: PixelCanvas {
     var lastWritten: Nanos = 0
     /// Called on every release (the sink waiting for a free buffer draws again).
     var onRelease: (() -> Void)?
+    /// The leases of the surface frames it shows, kept until the compositor released it.
+    var shown = ShownLeases()
 
     /// `format`: 4 bytes per pixel.
     init(shm: ShmGlobal, size: Size, format: ShmFormat) throws(SinkError) {
@@ -105,6 +107,7 @@ final class ShmBuffer: PixelCanvas {
     /// The proxies first (no release can arrive for a freed object), then the memory: the
     /// compositor has its own mapping of the pool, so what it shows stays valid.
     deinit {
+        shown.letGo()
         buffer.destroy()
         for v in views { v.buffer.destroy() }
         munmap(mapping, bytes)
@@ -151,5 +154,8 @@ final class ShmBuffer: PixelCanvas {
         holds = (0, nil)
     }
 
-    private func released() { onRelease?() }
+    private func released() {
+        if !busy { shown.letGo() }
+        onRelease?()
+    }
 }

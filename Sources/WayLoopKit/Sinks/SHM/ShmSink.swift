@@ -145,6 +145,7 @@ final class ShmSink: Sink {
         let damage = blended || surface.needsRedraw ? nil : damage(picture, key: key).map { ShmSink.inView($0, view) }
         surface.attaching(view.map { Size(width: $0.width, height: $0.height) } ?? buffer.size, source: nil)
         try buffer.attach(to: surface, damage: damage, view: view)
+        buffer.shown.hold(picture, fading?.picture)
         damaged.record(damage, of: view.map { Size(width: $0.width, height: $0.height) } ?? buffer.size)
         surface.requestFrame()
         note?.record()
