@@ -90,8 +90,6 @@ public final class Wallpaper: @unchecked Sendable {
     private var wakeup: WakeupFD?
     private var streams: [Int: AsyncStream<StateEvent>.Continuation] = [:]
     private var nextStream = 0
-    private var statusRequested = false
-    private var statusAnswer: [OutputStatus]?
     private var lastError: String?
     private var lastVideoError: VideoError?
     /// The host's own requests (send), waiting for the run's thread, and their replies.
@@ -259,19 +257,7 @@ public final class Wallpaper: @unchecked Sendable {
     /// wallpaper is not running or did not answer within `timeout` seconds. From any thread but
     /// the one that runs ``run()`` (a callback there gets nil: ask from another thread).
     public func status(timeout: Double = 2) -> [OutputStatus]? {
-        let deadline = Sys.now() + Nanos(timeout * 1e9)
-        guardLock.withLock {
-            statusRequested = true
-            statusAnswer = nil
-            wakeup?.signal()
-        }
-        while Sys.now() < deadline {
-            if let a = guardLock.withLock({ statusAnswer }) { return a }
-            if guardLock.withLock({ wakeup == nil }) { return nil }
-            usleep(5_000)
-        }
-        guardLock.withLock { statusRequested = false }
-        return nil
+        try? send(.status, timeout: timeout).outputs
     }
 
     // MARK: Inside (main thread of the run)
@@ -337,21 +323,14 @@ public final class Wallpaper: @unchecked Sendable {
         for c in guardLock.withLock({ Array(streams.values) }) { c.yield(event) }
     }
 
-    /// The wakeup fired: whether a stop was asked for, answering a status request and handing
-    /// the host's requests to `handle` (with their ids) on the way.
-    func wakeupRequests(statuses: () -> [OutputStatus], handle: (ControlRequest, Int) -> Void) -> Bool {
-        let (stop, wantsStatus, requests) = guardLock.withLock { () -> (Bool, Bool, [(id: Int, request: ControlRequest)]) in
+    /// The wakeup fired: whether a stop was asked for, handing the host's requests to `handle`
+    /// (with their ids) on the way.
+    func wakeupRequests(handle: (ControlRequest, Int) -> Void) -> Bool {
+        let (stop, requests) = guardLock.withLock { () -> (Bool, [(id: Int, request: ControlRequest)]) in
             defer { inbox.removeAll() }
-            return (stopRequested, statusRequested, inbox)
+            return (stopRequested, inbox)
         }
         for r in requests { handle(r.request, r.id) }
-        if wantsStatus {
-            let s = statuses()
-            guardLock.withLock {
-                statusAnswer = s
-                statusRequested = false
-            }
-        }
         return stop
     }
 

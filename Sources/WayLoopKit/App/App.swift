@@ -137,7 +137,7 @@ final class App {
         loop.add(fd: signals.fd) { [unowned self] in requests.handleSignals() }
         loop.add(fd: wakeup.fd) { [unowned self] in
             wakeup.drain()
-            if owner?.wakeupRequests(statuses: { requests.statuses }, handle: { requests.handle($0, from: -$1) }) == true { exitStatus = .ok }
+            if owner?.wakeupRequests(handle: { requests.handle($0, from: -$1) }) == true { exitStatus = .ok }
             videosChanged()
         }
         if let watcher {

@@ -343,12 +343,11 @@ final class Fitting: PollSource {
         }
         guard let r = records[path] else { return nil }
         if let reading = clip?.wantedFile {
-            let note = clip?.readingFile == reading ? nil : clip?.isReplaying == true ? "from the next decode; the loop replays from memory" : "from the next loop seam"
-            return FitStatus(stage: .copy, note: note, size: r.target?.size, decodeShare: r.share)
+            return FitStatus(stage: .copy, note: clip?.readingFile == reading ? nil : clip?.switchNote, size: r.target?.size, decodeShare: r.share)
         }
         // Back to its own file, and the decoder still on the copy until the switch.
         if let c = clip, let reading = c.readingFile, reading != path {
-            return FitStatus(stage: .original, note: c.isReplaying ? "from the next decode; the loop replays from memory" : "from the next loop seam")
+            return FitStatus(stage: .original, note: c.switchNote)
         }
         return FitStatus(stage: .original, note: r.note)
     }
@@ -364,8 +363,13 @@ final class KeyLookup: @unchecked Sendable {
         var found: String?
         var share: Double?
     }
-    private let lock = ConditionLock()
-    private var result: Answer?
+    /// Where the worker leaves its answer: the worker holds it, not the lookup, so a lookup
+    /// dropped while its worker reads (its video closed) never waits for the read.
+    private final class Mailbox: @unchecked Sendable {
+        let lock = ConditionLock()
+        var result: Answer?
+    }
+    private let mailbox = Mailbox()
     private var worker: WorkerThread?
 
     init(source: String, target: FitRule.Target, quality: Int, cache: FitCache, log: Logger) {
@@ -374,17 +378,23 @@ final class KeyLookup: @unchecked Sendable {
             let found = key.flatMap { cache.lookup($0, notice: { log.notice($0) }) }
             return Answer(key: key, found: found, share: found.flatMap(FitCache.share(of:)))
         }
-        worker = WorkerThread { [self] in
+        let box = mailbox
+        worker = WorkerThread {
             let a = work()
-            lock.withLock { result = a }
+            box.lock.withLock { box.result = a }
         }
         // No thread to be had: on this one, as before.
-        if worker == nil { result = work() }
+        if worker == nil { mailbox.result = work() }
+    }
+
+    /// Dropped before its answer came: the worker finishes alone (detached), never joined here.
+    deinit {
+        if mailbox.lock.withLock({ mailbox.result == nil }) { worker?.detach() } else { worker?.join() }
     }
 
     /// The answer once the worker has it (then the worker is joined), nil while it works.
     var answer: Answer? {
-        guard let a = lock.withLock({ result }) else { return nil }
+        guard let a = mailbox.lock.withLock({ mailbox.result }) else { return nil }
         join()
         return a
     }

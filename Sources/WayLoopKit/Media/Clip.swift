@@ -95,6 +95,9 @@ final class Clip {
         channel.wantedFile = file ?? path
     }
 
+    /// When a file asked for with `read(from:)` takes over, in status's words.
+    var switchNote: String { isReplaying ? "from the next decode; the loop replays from memory" : "from the next loop seam" }
+
     /// The file the decoder reads now (nil: not opened yet).
     var readingFile: String? { isReleased ? wantedFile ?? path : channel.readingFile }
 

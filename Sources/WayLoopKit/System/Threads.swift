@@ -74,6 +74,13 @@ final class WorkerThread {
         joined = true
         pthread_join(thread, nil)
     }
+
+    /// Lets it end on its own: nothing waits for it, and the system frees it when it does.
+    func detach() {
+        guard !joined else { return }
+        joined = true
+        pthread_detach(thread)
+    }
     deinit { join() }
 }
 

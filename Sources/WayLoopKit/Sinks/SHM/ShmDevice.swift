@@ -71,6 +71,11 @@ final class ShmDevice: RenderDevice {
         return try p.buffer(for: key, picture: picture, now: now, cost: &cost)
     }
 
+    /// How a picture of `video` of `clip` lies in a buffer of `key` (ShmPictures.layout).
+    func layout(clip: String, key: ShmPictures.Key, video: Size) -> ShmLayout {
+        pictures[clip]?.layout(for: key, video: video) ?? ShmPictures.layout(for: key, video: video)
+    }
+
     var limits: DeviceLimits { DeviceLimits(maxPictureSize: Self.maxPictureSize, storage: [.cpu]) }
 
     func makeSink() -> Sink { ShmSink(device: self) }

@@ -72,6 +72,18 @@ final class ShmPictures {
         return target
     }
 
+    /// How a picture of `video` lies in a buffer of `key`: the converter's own (worked out once
+    /// per change of size), which the sinks map their damage through too.
+    func layout(for key: Key, video: Size) -> ShmLayout {
+        guard let e = entries.first(where: { $0.key == key }) else { return Self.layout(for: key, video: video) }
+        return e.converter.layout(video: video, buffer: key.size, key: key)
+    }
+
+    /// The layout worked out afresh (no converter has the key yet).
+    static func layout(for key: Key, video: Size) -> ShmLayout {
+        ShmLayout.compute(video: video, buffer: key.size, mode: key.mode, span: key.span)
+    }
+
     private func freeBuffer(_ e: Entry) throws(SinkError) -> ShmBuffer? {
         // The picture on screen, released: the compositor has what it shows, and the buffer
         // holds the frame before this one (the fewest tiles to convert again).

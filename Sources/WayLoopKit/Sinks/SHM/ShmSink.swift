@@ -23,8 +23,6 @@ final class ShmSink: Sink {
     /// since (nil: a colour, a blend, or nothing yet: the next commit damages everything).
     private var committed: (clip: String, key: ShmPictures.Key, serial: UInt64)?
     private(set) var damaged = DamageMeter()
-    /// The layout the damage was last mapped through, for the key and picture size it is of.
-    private var lastLayout: (video: Size, key: ShmPictures.Key, layout: ShmLayout)?
     private(set) var costs = FrameCosts()
 
     init(device: ShmDevice) { self.device = device }
@@ -178,7 +176,7 @@ extension ShmSink {
     private func damage(_ picture: Picture, key: ShmPictures.Key) -> [PixelRect]? {
         guard let c = committed, c.clip == picture.clip, c.key == key, c.serial != picture.serial, key.mode != .tile,
               case .rects(let boxes) = Damage.of(picture.changed(since: c.serial)) else { return nil }
-        let layout = layoutMemo(video: picture.size, key: key)
+        let layout = device.layout(clip: picture.clip, key: key, video: picture.size)
         let rects = boxes.compactMap(layout.bufferRect(of:))
         return rects.isEmpty ? [PixelRect(x: 0, y: 0, width: 1, height: 1)] : rects
     }
@@ -192,13 +190,5 @@ extension ShmSink {
         let b = try device.makeBuffer(size)
         fadeBuffers.append(b)
         return b
-    }
-
-    /// ShmLayout for `key` and a picture of `video`, worked out again only when either changed.
-    private func layoutMemo(video: Size, key: ShmPictures.Key) -> ShmLayout {
-        if let l = lastLayout, l.video == video, l.key == key { return l.layout }
-        let layout = ShmLayout.compute(video: video, buffer: key.size, mode: key.mode, span: key.span)
-        lastLayout = (video, key, layout)
-        return layout
     }
 }
