@@ -275,6 +275,11 @@ final class Wayloop: @unchecked Sendable {
         } else {
             ownStateDir = nil
         }
+        // The machine's own memory pressure (PSI) must not change what a test asserts (under a
+        // busy CI machine's pressure a hidden output's video was released and started again
+        // from its first frame): a daemon reads a FIFO nobody writes to, unless the test names
+        // one of its own (MemoryPressureTests, LibraryTests).
+        if args.first != "ctl" && env["WAYLOOP_PRESSURE_FIFO"] == nil { env["WAYLOOP_PRESSURE_FIFO"] = Self.quietPressure }
         self.args = args
         self.env = env
         self.user = user
@@ -286,6 +291,15 @@ final class Wayloop: @unchecked Sendable {
         }
         child = c
     }
+    /// A FIFO that nobody writes to, readable by every user a test runs wayloop as.
+    private static let quietPressure: String = {
+        let p = FileManager.default.temporaryDirectory.appendingPathComponent("wayloop-e2e-quiet-pressure-\(getpid())").path
+        unlink(p)
+        mkfifo(p, 0o666)
+        chmod(p, 0o666)
+        return p
+    }()
+
     deinit {
         if child.isRunning {
             kill(child.pid, SIGKILL)
