@@ -1,5 +1,5 @@
-// The shell: owns the Wayland connection, every proxy, the render device (main thread), one
-// Clip per video file that runs (each with its decoder thread) and one Head per output.
+// The shell: owns the Wayland connection, every proxy, the render device (main thread), the
+// player (one Clip per video file that runs, each with its decoder thread) and one Head per output.
 // Listeners only record and set `needsReconcile`; once per pass of the loop the director
 // (WayLoopCore) decides from a snapshot and the shell carries out its effects, then draws.
 import CSystem
@@ -45,17 +45,19 @@ final class App {
     var rendererKind: RendererKind? { device?.kind }
     /// One head per output, keyed by the wl_output's registry name.
     var heads: [UInt32: Head] = [:]
-    /// One record per video file: its decoder while it runs, its failure, whether it is kept for
-    /// a switch back, a change on disk waiting to settle, whether it names a playlist.
-    var videos: VideoTable<Clip>
+    /// The videos and their decoders, and what is done with them (Player): every output's.
+    let player: Player
+    /// The player's table: one record per video file.
+    var videos: VideoTable<Clip> {
+        get { player.videos }
+        _modify { yield &player.videos }
+    }
     /// A video was ready once: from then on, failures never end the process.
     var started = false
     /// The one way in: listeners and handlers set it, the loop reconciles once per pass.
     var needsReconcile = false
-    /// libavcodec frame threads per decoder: the device's hint (DecoderHints).
-    var decoderThreads = 2
     /// Decoded frames queued per video: --queue-frames, or the device's hint when not given.
-    lazy var queueFrames = options.queueFrames
+    var queueFrames: Int { player.queueFrames }
     /// The renderer choice, logged once when the first surface is made.
     var rendererLine: String?
     var toplevels: Toplevels?
@@ -81,7 +83,6 @@ final class App {
     let watcher: FileWatcher?
     /// Memory pressure (PSI, or the injected FIFO of the tests), and when it was last acted on.
     let pressure: PressureMonitor?
-    var lastPressure: Nanos = -PressurePlan.minInterval
     /// When the library pages untouched during steady playback are handed back (ColdPages;
     /// `WAYLOOP_COLD_PAGES=off`: never).
     var coldPages = ColdPageClock(start: Sys.now(), enabled: Sys.env("WAYLOOP_COLD_PAGES") != "off")
@@ -110,7 +111,8 @@ final class App {
         self.display = display
         self.signals = signals
         self.wakeup = wakeup
-        self.videos = videos
+        player = Player(videos: videos, wakeup: wakeup, limits: pictureLimits, queueFrames: options.queueFrames,
+                        cacheBudget: options.cacheMB << 20, log: log)
         self.control = control
         playlists = PlaylistRuns(log: log, restoring: restored?.playlists ?? [])
         self.stateWriter = stateWriter
@@ -119,6 +121,7 @@ final class App {
         fitting = Fitting(log: log.scoped("fit"))
         loop = EventLoop(display: display)
         control?.delegate = requests
+        player.forgetPictures = { [unowned self] in device?.forget(clip: $0) }
         registerSources()
         registerTimers()
         saveClock = SaveDebounce(generation: stateGeneration)
@@ -149,7 +152,8 @@ final class App {
         if let pressure {
             loop.add(fd: pressure.fd, events: pressure.events) { [unowned self] in
                 pressure.drain()
-                memoryPressure(now: Sys.now(), source: pressure.source)
+                let now = Sys.now()
+                player.releaseMemory(world(), now: now, source: pressure.source, trim: { device?.trim(before: now) })
             }
         }
     }
@@ -194,14 +198,14 @@ final class App {
         let facts = RendererChoice.Environment(compositorHasDmabuf: registry.hasDmabuf, hasRenderNode: Sys.hasRenderNode)
         let early = RendererChoice.beforeEGL(request, facts)
         let hints = RenderDevices.decoderHints(early)
-        decoderThreads = hints.threads
-        if let n = hints.queueFrames, !options.given.contains("--queue-frames") { queueFrames = min(options.queueFrames, n) }
+        player.decoderThreads = hints.threads
+        if let n = hints.queueFrames, !options.given.contains("--queue-frames") { player.queueFrames = min(options.queueFrames, n) }
         // Decoders start now, while the renderer comes up (EGL and the shaders overlap: ~90 ms here).
         av_quiet()
         // A workspace's video opens when its output shows that workspace.
         let base = Set(options.baseVideos), named = Set(options.videos)
         for path in options.allVideos where (base.contains(path) || !named.contains(path)) && !videos.failed(path) && !playlistKind(path) {
-            guard startVideo(path) else { return .failure }
+            guard player.open(path, spec(path)) else { return .failure }
         }
         if let t = registry.takeToplevels() {
             t.delegate = self
@@ -267,33 +271,10 @@ final class App {
         }
     }
 
-    func startVideo(_ path: String) -> Bool {
+    /// How `path` is decoded and what the outputs showing it need, for its decoder.
+    func spec(_ path: String) -> Player.Spec {
         let hwdec = hwdecShowing(path)
-        guard let v = Clip(path: path, queueFrames: queueFrames, cacheBudget: options.cacheMB << 20, wakeup: wakeup,
-                            limits: pictureLimits, decoderThreads: decoderThreads, hwdec: hwdec.mode, hwdecDevice: hwdec.device,
-                            outputs: outputsShowing(path),
-                            log: log.scoped("video")) else {
-            log.error("cannot start a decoder thread: \(Sys.errnoText())")
-            return false
-        }
-        videos.setClip(path, v)
-        return true
-    }
-
-    /// Stops a decoder (set, wake, join) and frees what the renderer kept of it.
-    func stopVideo(_ path: String) {
-        guard let v = videos.clip(path) else { return }
-        device?.forget(clip: path)
-        v.stop()
-        videos.setClip(path, nil)
-        // Hand the pages its frames and decoder left free back to the system. Its chunks below
-        // the mmap threshold (chroma planes, small videos' frames, packets, codec tables) were
-        // freed inside glibc's heaps, where later allocations pinned the heaps' tops: private
-        // RSS crept up by ~3 MB over a few minutes of switching, and flat with this (the month
-        // soak, docs/performance.md). Once per stopped video, on the main thread, off the frame path.
-        let started = Sys.now()
-        _ = csys_malloc_trim()
-        log.debug("'\(path)': freed memory handed back in \((Sys.now() - started) / 1000) µs")
+        return Player.Spec(hwdec: hwdec.mode, hwdecDevice: hwdec.device, outputs: outputsShowing(path))
     }
 
     // MARK: The loop
@@ -330,20 +311,13 @@ final class App {
 
     /// A decoder reported: a video became ready (its outputs switch to it) or failed.
     func videosChanged() {
-        var changed = false
-        for (path, v) in videos.open where v.pollStatus() {
-            changed = true
-            if let e = v.error {
-                log.scoped("video").error("\(e)")
-                videos.setFailure(path, e)
-                stopVideo(path)
-            } else if let info = v.info {
-                startup?.mark(.decoded, at: Sys.now())
-                started = true
-                log.notice("playing '\(path)' (\(info))")
-            }
+        let news = player.poll()
+        for case .ready(let path, let info) in news {
+            startup?.mark(.decoded, at: Sys.now())
+            started = true
+            log.notice("playing '\(path)' (\(info))")
         }
-        guard changed else { return }
+        guard !news.isEmpty else { return }
         // Nothing can ever be shown: the error lines above said why.
         if Director.nothingCanPlay(started: started, videos: options.allVideos, unplayable: isUnplayable,
                                    hasFallbackColor: options.hasFallbackColor) {
@@ -368,7 +342,7 @@ final class App {
         saveStateNow(final: true)
         for h in heads.values { h.dropSurface() }
         device?.releaseSurfaces()
-        for (path, _) in videos.open { stopVideo(path) }
+        player.stopAll()
         device = nil
         trace = nil
         toplevels = nil

@@ -56,31 +56,8 @@ extension App {
     func syncVideos() {
         let effects = Director.syncVideos(world(), playlistItems: playlistItems, started: started, keepRecent: options.keepRecent,
                                           cacheBudget: options.cacheMB << 20)
-        for effect in effects {
-            switch effect {
-            case .open(let path, let check):
-                // A FIFO or a device would block its decoder (and joining it, the main thread).
-                if check {
-                    videos[path].checked = true
-                    if let e = Preflight.check(path) {
-                        log.scoped("video").error("\(e) (in a playlist; skipped)")
-                        videos.setFailure(path, e)
-                        continue
-                    }
-                }
-                if !startVideo(path) { exitStatus = .failure }
-            case .wantedAgain(let path):
-                videos.clip(path)?.lastDrawn = Sys.now()
-                videos.unkeep(path)
-            case .keep(let path):
-                videos.keep(path)
-                log.debug("'\(path)': no output shows it: kept ready for a switch back (--keep-recent)")
-            case .stop(let path, let overBudget):
-                log.debug(overBudget ? "'\(path)': dropped from the recent videos (--keep-recent \(options.keepRecent), --cache-mb \(options.cacheMB))"
-                    : "'\(path)': no output shows it: decoder stopped")
-                stopVideo(path)
-            }
-        }
+        player.cacheBudget = options.cacheMB << 20
+        if !player.sync(effects, keepRecent: options.keepRecent, cacheMB: options.cacheMB, spec: spec) { exitStatus = .failure }
     }
 
     /// The files whose change matters: every video an entry names, and the config file.
@@ -113,7 +90,7 @@ extension App {
                 case .reopen:
                     log.notice("'\(path)' changed on disk: opening it again")
                     fitting.sourceChanged(path, reading: videos.clip(path)?.wantedFile)
-                    stopVideo(path)
+                    player.stop(path)
                     // Its outputs draw the new clip's first frame whatever its serial.
                     for h in heads.values where h.drawn?.video == path { h.surface?.invalidate() }
                     needsReconcile = true

@@ -15,8 +15,7 @@ extension App {
             // snapshot unless a video is hidden).
             let hidden = videos.open.filter { Director.isHidden($0.path, among: heads.values) }
             guard !hidden.isEmpty else { return nil }
-            let w = world()
-            return hidden.filter { Director.mayRelease($0.path, w) }.map { max(now, $0.clip.lastDrawn + releaseAfter) }.min()
+            return player.nextRelease(world(), now: now, after: releaseAfter)
         }, fire: { [unowned self] now in releaseUnseen(now: now) })
         timers.add("power", due: { [unowned self] _ in wantsPowerChecks ? nextPowerCheck : nil },
                    fire: { [unowned self] now in checkPower(now: now) })
@@ -76,11 +75,5 @@ extension App {
     }
 
     /// `--release-after`: a video nobody could see for that long gives back its decoder and frames.
-    private func releaseUnseen(now: Nanos) {
-        let w = world()
-        for (path, v) in videos.open where Director.mayRelease(path, w) && now - v.lastDrawn >= releaseAfter {
-            v.release()
-            log.debug("'\(path)': nothing presented for \(options.releaseAfter) s: decoder and frames released")
-        }
-    }
+    private func releaseUnseen(now: Nanos) { player.releaseUnseen(world(), now: now, after: releaseAfter) }
 }

@@ -1,7 +1,9 @@
 // A looping video in the host's own wl_surface: the UIKit-level form. The host owns the
 // connection, the surface and its role (a layer surface, a toplevel, a subsurface), and its
 // event loop; the library draws into the surface with either renderer, paced by frame
-// callbacks on an event queue of its own, and is woken through one file descriptor.
+// callbacks on an event queue of its own, and is woken through one file descriptor. Its videos
+// are the wallpaper's Player, and the view is one output to the same Director: the switch,
+// keep-recent, the release of what is hidden and the pressure release are the wallpaper's own.
 import CSystem
 import CWayland
 import Glibc
@@ -35,7 +37,7 @@ public final class VideoView {
     /// The `output` of its ``StateEvent``s: a view belongs to no output of its own.
     public static let eventOutput = "view"
     /// The video it plays (resolved like ``Wallpaper/find(_:)``).
-    public private(set) var video: String
+    public var video: String { drawn?.video ?? target.video }
     /// Why the last ``switchTo(video:)`` did not take, or why the video stopped (nil: none).
     public private(set) var lastError: VideoError?
     /// Which renderer draws: `gl` or `shm`, with the reason.
@@ -47,19 +49,20 @@ public final class VideoView {
     /// Memory pressure empties it (``releaseMemory()``).
     public var keepRecent = 2 { didSet { trimRecent() } }
     /// The videos kept for a switch back, the most recent last.
-    public var recentVideos: [String] { recent.map(\.path) }
+    public var recentVideos: [String] { player.videos.recent }
 
-    private var player = PlayerStateMachine()
-    private var settings: OutputSettings
-    private var clip: Clip?
-    /// A video switched to, shown once it has a frame (until then the old one plays on).
-    private var incoming: Clip?
-    /// Videos switched away from, kept ready (most recent last; at most `keepRecent`).
-    private var recent: [Clip] = []
-    /// Memory pressure from the kernel (PSI), or the tests' FIFO, looked at in each dispatch;
-    /// when it was last acted on.
+    private var machine = PlayerStateMachine()
+    /// The videos and their decoders (the wallpaper's Player).
+    private let player: Player
+    /// What the host asked for, and what is drawn: it lags `target` while a new video opens
+    /// (the old one plays until the new one has a frame) and keeps the old one if it fails.
+    private var target: OutputSettings
+    private var drawn: OutputSettings?
+    /// A video was ready once (the director stops what is not needed from then on).
+    private var started = false
+    private var needsReconcile = true
+    /// Memory pressure from the kernel (PSI), or the tests' FIFO, looked at in each dispatch.
     private let pressure: PressureMonitor?
-    private var lastPressure: Nanos = -PressurePlan.minInterval
     private let wakeup: WakeupFD
     private let timer: Int32
     private let epoll: Int32
@@ -82,8 +85,8 @@ public final class VideoView {
         log = Logger(label: "view", level: .notice, sink: logSink ?? { Sys.writeStderr($0) })
         let path = Wallpaper.find(video) ?? video
         if let e = Preflight.check(path) { throw .video(e) }
-        self.video = path
-        settings = OutputSettings(video: path, mode: mode.single)
+        target = OutputSettings(video: path, mode: mode.single)
+        target.transition = .none
         guard let c = HostConnection(display: display) else { throw .connection("cannot make an event queue on the display") }
         guard let w = WakeupFD() else { throw .connection("cannot make an eventfd: \(Sys.errnoText())") }
         let t = csys_timerfd_create(), e = csys_epoll_create()
@@ -97,6 +100,7 @@ public final class VideoView {
         // consumed by the first poll that sees it, and the host's poll of the epoll fd would be
         // that poll.
         pressure = PressureMonitor.open(log: log.scoped("memory"))
+        player = Player(wakeup: w, limits: limits, queueFrames: 4, cacheBudget: 64 << 20, log: log)
         connection = c
         wakeup = w
         timer = t
@@ -118,17 +122,17 @@ public final class VideoView {
         }
         if let gl = device as? GLDevice { before.restore(releasing: gl.egl.display) }
         sink = device.makeSink()
+        player.decoderThreads = type(of: device).decoderHints.threads
+        player.forgetPictures = { [unowned self] in device.forget(clip: $0) }
         surface.onFrame = { [unowned self] in wakeup.signal() }
         av_quiet()
-        do { clip = try open(path) } catch { throw .video(error) }
-        apply(.load)
+        reconcile()
+        guard player.videos.clip(path) != nil else { throw .video(.unreadable(path, reason: "cannot start a decoder thread")) }
         if !Size(width: width, height: height).isEmpty { resizeSink() }
     }
 
     deinit {
-        clip?.stop()
-        incoming?.stop()
-        for c in recent { c.stop() }
+        player.stopAll()
         device.releaseSurfaces()
         close(epoll)
         close(timer)
@@ -150,14 +154,13 @@ public final class VideoView {
         _ = csys_timerfd_drain(timer)
         if let p = pressure, p.isReady {
             p.drain()
-            let now = Sys.now()
-            if now - lastPressure >= PressurePlan.minInterval {
-                lastPressure = now
-                releaseMemory(source: p.source)
-            }
+            player.releaseMemory(world(), now: Sys.now(), source: p.source)
         }
         pollClips()
-        draw(now: Sys.now())
+        let now = Sys.now()
+        player.releaseUnseen(world(), now: now, after: Self.releaseAfter)
+        if needsReconcile { reconcile() }
+        draw(now: now)
         armTimer()
         connection.flush()
     }
@@ -174,6 +177,7 @@ public final class VideoView {
     public func pause() {
         userPaused = true
         apply(.pause(.user))
+        needsReconcile = true
     }
 
     /// Draws again from where it paused.
@@ -181,85 +185,96 @@ public final class VideoView {
         userPaused = false
         apply(.resume(.user))
         surface.invalidate()
+        needsReconcile = true
         wakeup.signal()
     }
 
     /// Switches to `video` without a black frame: the old one plays until the new one has a
-    /// frame. Throws at once when it cannot be opened; a failure while decoding its first frame
-    /// keeps the old one (``lastError`` says why).
+    /// frame (at once for one of ``recentVideos``). Throws at once when it cannot be opened; a
+    /// failure while decoding its first frame keeps the old one (``lastError`` says why).
     public func switchTo(video: String) throws(VideoError) {
         let path = Wallpaper.find(video) ?? video
-        // A switch under way is called off; one that was ready (a recent video) is kept again.
-        if let n = incoming {
-            if n.isReady && n.error == nil { recent.append(n); trimRecent() } else { n.stop() }
-        }
-        incoming = nil
         defer { wakeup.signal() }
-        if path == self.video { return }
-        // A recent one is ready: it shows at the next dispatch.
-        if let i = recent.firstIndex(where: { $0.path == path }) {
-            incoming = recent.remove(at: i)
-            return
+        if path != drawn?.video, let e = Preflight.check(path) { throw e }
+        // Tried afresh: a failure of before does not stand (the file may have changed).
+        player.videos.setFailure(path, nil)
+        target.video = path
+        reconcile()
+        if path != drawn?.video, player.videos.clip(path) == nil, !player.videos.failed(path) {
+            throw .unreadable(path, reason: "cannot start a decoder thread")
         }
-        if let e = Preflight.check(path) { throw e }
-        incoming = try open(path)
     }
 
-    /// Gives back memory, as the seeds do on a memory warning (PressurePlan): the videos kept
-    /// for a switch back go (a switch back opens them again), and the one on screen stops
-    /// replaying its loop from memory (it decodes each pass again, from the next one, with no
-    /// gap). The view does this itself when the kernel reports memory pressure (PSI, looked at in
-    /// each ``dispatch()``, acted on at most once in 10 s); call it on a signal of your own too.
-    public func releaseMemory() { releaseMemory(source: "the host") }
-
-    private func releaseMemory(source: String) {
-        // The clip on screen is never released here (it is seen, or about to be again).
-        let clips = recent + [clip].compactMap { $0 }
-        let plan = PressurePlan.actions(clips.map { c in
-            PressurePlan.Clip(hidden: false, released: c.isReleased, replaying: c.isReplaying, recent: c !== clip, ready: c.isReady)
-        })
-        var dropped = 0, cacheMB = 0
-        for (c, action) in zip(clips, plan) {
-            switch action {
-            case .forget, .release:
-                c.stop()
-                device.forget(clip: c.path)
-                recent.removeAll { $0 === c }
-                dropped += 1
-            case .giveUpCache:
-                cacheMB += c.cacheBytes >> 20
-                c.giveUpLoopCache()
-            case .keep: break
-            }
-        }
-        _ = csys_malloc_trim()
-        log.scoped("memory").notice("memory pressure (\(source)): dropped \(dropped) recent video(s), giving up the loop cache (\(cacheMB) MB) at the next loop")
-    }
+    /// Gives back memory, as the seeds do on a memory warning (PressurePlan, the wallpaper's
+    /// rule): the videos kept for a switch back go (a switch back opens them again), and the one
+    /// on screen stops replaying its loop from memory (it decodes each pass again, from the next
+    /// one, with no gap); hidden, it gives back its decoder until it is shown again. The view
+    /// does this itself when the kernel reports memory pressure (PSI, looked at in each
+    /// ``dispatch()``, acted on at most once in 10 s); call it on a signal of your own too.
+    public func releaseMemory() { player.releaseMemory(world(), now: Sys.now(), source: "the host", always: true) }
 
     // MARK: Inside
 
-    private func open(_ path: String) throws(VideoError) -> Clip {
-        guard let c = Clip(path: path, queueFrames: 4, cacheBudget: 64 << 20, wakeup: wakeup, limits: limits,
-                           decoderThreads: type(of: device).decoderHints.threads,
-                           outputs: [(surface.bufferSize, settings.mode)], log: log.scoped("video")) else {
-            throw .unreadable(path, reason: "cannot start a decoder thread")
-        }
-        return c
+    /// How long a hidden view keeps its decoder (the wallpaper's `--release-after` default).
+    private static let releaseAfter = Nanos(Options().releaseAfter * 1e9)
+    /// The recent videos' budget: the wallpaper's `--cache-mb` default.
+    private static let recentBudget = Options().cacheMB << 20
+
+    /// The view as the director sees an output.
+    private var headView: HeadView {
+        var v = HeadView(id: 0, target: target, drawn: drawn)
+        let configured = !surface.bufferSize.isEmpty
+        v.hasSurface = true
+        v.sinkReady = configured
+        v.configured = configured
+        v.drawPaused = userPaused
+        v.hidden = machine.pauseReasons.contains(.hidden)
+        v.canTakeFrame = configured && !userPaused && !v.hidden
+        v.presented = drawn?.video
+        return v
     }
 
-    /// The oldest recent videos beyond `keepRecent`, or beyond the budget a wallpaper's
-    /// `--cache-mb` gives by default, stop and their pictures are forgotten: the wallpaper's
-    /// rule (RecentVideos).
-    private func trimRecent() {
-        let held = Dictionary(recent.map { ($0.path, $0.heldBytes) }, uniquingKeysWith: +)
-        let gone = Set(RecentVideos.overflow(recent.map(\.path), keep: keepRecent, budget: Self.recentBudget, heldBytes: { held[$0] ?? 0 }))
-        for c in recent where gone.contains(c.path) {
-            c.stop()
-            device.forget(clip: c.path)
-        }
-        recent.removeAll { gone.contains($0.path) }
+    private func world() -> World {
+        World(heads: [headView], videos: player.videos.records.mapValues(VideoFacts.init(record:)), recent: player.videos.recent)
     }
-    private static let recentBudget = Options().cacheMB << 20
+
+    /// Decoders, the view, then decoders again (what the view let go), as the wallpaper's
+    /// outputs are reconciled (Director).
+    private func reconcile() {
+        needsReconcile = false
+        syncVideos()
+        for effect in Director.reconcile(headView, world()) { run(effect) }
+        syncVideos()
+    }
+
+    private func syncVideos() {
+        let effects = Director.syncVideos(world(), playlistItems: [], started: started, keepRecent: keepRecent, cacheBudget: Self.recentBudget)
+        let outputs = [(surface.bufferSize, target.mode)]
+        _ = player.sync(effects, keepRecent: keepRecent, cacheMB: Self.recentBudget >> 20, spec: { _ in Player.Spec(outputs: outputs) })
+    }
+
+    /// One of the director's effects on the view. A view has no surface of its own to make or
+    /// drop, no colour, no crossfade and no fullscreen or battery rules: those effects are the
+    /// wallpaper's alone.
+    private func run(_ effect: HeadEffect) {
+        switch effect {
+        case .event(let e): apply(e)
+        case .setDrawn(let s):
+            if s?.video != drawn?.video { surface.invalidate() }
+            drawn = s
+        case .switched:
+            onStateChange?(StateEvent(output: Self.eventOutput, state: state, video: video))
+        case .invalidate: surface.invalidate()
+        case .markPlaying:
+            if case .idle = state { apply(.load) } else if case .failed = state { apply(.load) }
+            apply(.ready)
+        case .dropSurface, .setSolid, .startFade, .cancelFade, .consumeTransition, .switchedToColour, .updatePause, .ensureSurface:
+            break
+        }
+    }
+
+    /// Keep-recent's bound changed: what is beyond it goes now.
+    private func trimRecent() { reconcile() }
 
     /// The sink's buffers (or EGL window) for the surface's size now; a failure is one line.
     private func resizeSink() {
@@ -277,7 +292,7 @@ public final class VideoView {
     }
 
     private func apply(_ event: PlayerEvent) {
-        guard let new = player.apply(event) else { return }
+        guard let new = machine.apply(event) else { return }
         state = new
         onStateChange?(StateEvent(output: Self.eventOutput, state: new, video: video))
     }
@@ -287,53 +302,46 @@ public final class VideoView {
         apply(.fail(e))
     }
 
-    /// The decoders' news: a video ready or failed; an incoming one replaces the clip.
+    /// The decoders' news: a video ready or failed. A failed switch keeps the old video (the
+    /// target goes back to it); a failure of the video on screen stops the view.
     private func pollClips() {
-        if let c = clip, c.pollStatus() {
-            if let e = c.error {
-                log.error("\(e)")
-                fail(e)
-            } else if c.isReady {
-                apply(.ready)
+        for news in player.poll() {
+            needsReconcile = true
+            switch news {
+            case .ready:
+                started = true
+            case .failed(let path, let e):
+                lastError = e
+                if let d = drawn, d.video != path, path == target.video {
+                    target.video = d.video
+                } else if path == video {
+                    fail(e)
+                }
             }
         }
-        guard let n = incoming, n.pollStatus() || n.isReady || n.error != nil else { return }
-        if let e = n.error {
-            log.error("\(e)")
-            lastError = e
-            n.stop()
-            incoming = nil
-        } else if n.isReady {
-            if let old = clip { recent.append(old) }
-            trimRecent()
-            clip = n
-            incoming = nil
-            video = n.path
-            settings.video = n.path
-            surface.invalidate()
-            apply(.load)
-            apply(.ready)
-        }
+        if needsReconcile { reconcile() }
     }
 
     /// What the wallpaper's pure schedule needs to know of the view (the same Schedule a
     /// wallpaper's outputs are paced by); nil with no video ready.
     private func scheduleState(now: Nanos) -> Schedule.Output? {
-        guard let c = clip, c.isReady else { return nil }
+        guard let c = drawnClip, c.isReady else { return nil }
         let video = Schedule.Video(released: c.isReleased, hasFrame: c.current != nil, frameIsNew: c.serial != shownSerial,
                                    nextDue: c.nextDeadline)
         return Schedule.Output(configured: !surface.bufferSize.isEmpty, needsRedraw: surface.needsRedraw,
                                awaitingFrame: surface.frameRequestedAt != nil, frameRequestedAt: surface.frameRequestedAt ?? 0,
-                               hidden: player.pauseReasons.contains(.hidden), paused: userPaused, sinkCanDraw: true,
+                               hidden: machine.pauseReasons.contains(.hidden), paused: userPaused, sinkCanDraw: true,
                                content: .video(video))
     }
 
     /// The next frame, when the schedule says the surface is ready for one and something new
     /// is due; hidden once the compositor stopped asking for frames (Schedule.isHidden).
     private func draw(now: Nanos) {
-        guard let state = scheduleState(now: now), let c = clip else { return }
+        guard let state = scheduleState(now: now), let c = drawnClip, let settings = drawn else { return }
+        let wasHidden = machine.pauseReasons.contains(.hidden)
         if Schedule.isHidden(awaitingFrame: state.awaitingFrame, requestedAt: state.frameRequestedAt, now: now) { apply(.pause(.hidden)) }
         if !state.awaitingFrame { apply(.resume(.hidden)) }
+        if machine.pauseReasons.contains(.hidden) != wasHidden { needsReconcile = true }
         guard Schedule.mayDraw(state) else { return }
         let step = Schedule.videoStep(released: c.isReleased, paused: userPaused, hasFrame: c.current != nil)
         if step.restart { c.restart() }
@@ -352,15 +360,17 @@ public final class VideoView {
         }
     }
     private var shownSerial: UInt64 = 0
+    /// The clip of the video drawn.
+    private var drawnClip: Clip? { drawn.flatMap { player.videos.clip($0.video) } }
 
     /// Wakes the fd when the schedule says (Schedule.wake: the next frame's deadline, or the
     /// moment a pending frame callback would say the view is hidden); nothing when an event will.
     private func armTimer() {
         let now = Sys.now()
         var wait: Nanos = 0
-        if let state = scheduleState(now: now), let due = Schedule.wake(state, now: now) {
-            wait = max(1_000_000, due - now)
-        }
+        let due = [scheduleState(now: now).flatMap { Schedule.wake($0, now: now) },
+                   player.nextRelease(world(), now: now, after: Self.releaseAfter)].compactMap { $0 }.min()
+        if let due { wait = max(1_000_000, due - now) }
         _ = csys_timerfd_arm(timer, wait)
     }
 }
