@@ -70,11 +70,16 @@ public enum ProcCPU {
     /// utime + stime of /proc/PID/stat: clock ticks the process has run (its threads and the
     /// children it waited for not counted). The name in parentheses may hold spaces.
     public static func processTicks(_ stat: String) -> Int? {
-        guard let close = stat.lastIndex(of: ")") else { return nil }
-        let f = stat[stat.index(after: close)...].split(separator: " ")
-        // After the name: state(3) … utime(14) stime(15), so 11 and 12 from here.
-        guard f.count > 12, let u = Int(f[11]), let s = Int(f[12]) else { return nil }
+        // utime(14) stime(15): 11 and 12 of the fields after the name.
+        guard let f = statFields(stat), f.count > 12, let u = Int(f[11]), let s = Int(f[12]) else { return nil }
         return u + s
+    }
+
+    /// The fields of /proc/PID/stat after the command name (which may hold spaces): index 0 is
+    /// field 3 (state), so field N is at N − 3 (utime 14 at 11, starttime 22 at 19).
+    public static func statFields(_ stat: String) -> [Substring]? {
+        guard let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
     }
 }
 

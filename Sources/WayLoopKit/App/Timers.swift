@@ -34,7 +34,7 @@ extension App {
         timers.add("playlist-still", due: { [unowned self] now in
             playlists.stillDeadline(now: now) { videos.clip($0)?.isStill == true }
         })
-        timers.add("fit", due: { [unowned self] now in fitting.nextLook(now: now, anyOpen: !videos.open.isEmpty) },
+        timers.add("fit", due: { [unowned self] _ in fitting.nextLook() },
                    fire: { [unowned self] now in lookAfterCopies(now: now) })
         timers.add("cold-pages", due: { [unowned self] _ in coldPages.due },
                    fire: { [unowned self] now in handBackColdPages(now: now) })

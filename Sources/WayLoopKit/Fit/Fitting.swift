@@ -56,12 +56,7 @@ final class Fitting: PollSource {
     /// program when it is `wayloop`, else the `wayloop` on PATH (a host embedding the library).
     private static func findMaker() -> String? {
         if let m = Sys.env("WAYLOOP_FIT_MAKER"), !m.isEmpty { return m == "none" ? nil : m }
-        var buf = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
-        if n > 0 {
-            let me = Sys.string(buf)
-            if me.split(separator: "/").last == "wayloop" { return me }
-        }
+        if let me = Sys.executablePath, me.split(separator: "/").last == "wayloop" { return me }
         for dir in (Sys.env("PATH") ?? "").split(separator: ":") where dir.hasPrefix("/") {
             let p = "\(dir)/wayloop"
             if access(Sys.cPath(p), X_OK) == 0 { return p }
@@ -75,7 +70,7 @@ final class Fitting: PollSource {
     /// while a video is open (a loop cache given up, a decode path settled); never with none.
     /// The child's reports come through the event loop (fill/handle); a child that has closed
     /// its pipe, or one being stopped, is reaped by the looks.
-    func nextLook(now: Nanos, anyOpen: Bool) -> Nanos? {
+    func nextLook() -> Nanos? {
         guard anyOpen || child != nil || !stopping.isEmpty else { return nil }
         let reaping = child?.ended == true || !stopping.isEmpty
         return lastLook + (unsettled || reaping ? 500_000_000 : 10 * .nanosPerSecond)
@@ -84,7 +79,13 @@ final class Fitting: PollSource {
     private var unsettled = true
 
     /// Something the rule reads changed: look at the next turn of the loop.
-    func lookSoon() { lastLook = 0 }
+    func lookSoon() {
+        lastLook = 0
+        anyOpen = true
+    }
+    /// A video was open at the last look (every open and stop of a video reconciles, and a
+    /// reconcile asks for a look at once: `lookSoon`).
+    private var anyOpen = true
 
     /// What the rule needs of a video, how it plays now, and what the outputs showing it need.
     struct Video {
@@ -97,13 +98,14 @@ final class Fitting: PollSource {
     /// Looks at every open video: reaps the children that ended, and carries out FitPlan.
     func look(_ videos: [Video], quality: Int, cacheMax: Int, now: Nanos) {
         lastLook = now
+        anyOpen = !videos.isEmpty
         reapStopped(now: now)
         childEnded()
         for v in videos { lookAfter(v, quality: quality, cacheMax: cacheMax) }
         unsettled = videos.contains { v in
             let r = records[v.path]
             return v.clip.info == nil && v.clip.error == nil || r?.facts == nil && v.clip.error == nil || r?.lookup != nil
-                || !v.clip.isReplaying && !v.clip.isReleased && (v.clip.wantedFile ?? v.path) != (v.clip.readingFile ?? v.path)
+                || !v.clip.isReplaying && !v.clip.isReleased && v.clip.switchWaiting
         }
         // The child's video is gone (switched away, stopped): it is not needed any more.
         if let c = child, !videos.contains(where: { $0.path == c.video }) { stopChild("'\(c.video)' no longer plays") }
@@ -342,14 +344,11 @@ final class Fitting: PollSource {
             return FitStatus(stage: .preparing, note: c.waiting, size: c.size, done: c.done, secondsLeft: c.secondsLeft)
         }
         guard let r = records[path] else { return nil }
-        if let reading = clip?.wantedFile {
-            return FitStatus(stage: .copy, note: clip?.readingFile == reading ? nil : clip?.switchNote, size: r.target?.size, decodeShare: r.share)
+        let waiting = clip.map { !$0.switchWaiting ? nil : $0.switchNote } ?? nil
+        if clip?.wantedFile != nil {
+            return FitStatus(stage: .copy, note: waiting, size: r.target?.size, decodeShare: r.share)
         }
-        // Back to its own file, and the decoder still on the copy until the switch.
-        if let c = clip, let reading = c.readingFile, reading != path {
-            return FitStatus(stage: .original, note: c.switchNote)
-        }
-        return FitStatus(stage: .original, note: r.note)
+        return FitStatus(stage: .original, note: waiting ?? r.note)
     }
 
 }

@@ -101,6 +101,10 @@ final class Clip {
     /// The file the decoder reads now (nil: not opened yet).
     var readingFile: String? { isReleased ? wantedFile ?? path : channel.readingFile }
 
+    /// It was asked for another file than the one it reads: the switch waits for a seam (or,
+    /// while the loop replays from memory, for the next decode).
+    var switchWaiting: Bool { (readingFile ?? path) != (wantedFile ?? path) }
+
     /// A file the decoder would not switch to, and why (once): it goes on with its own.
     func takeRefusedFile() -> (file: String, reason: String)? {
         guard let r = channel.takeRefused() else { return nil }

@@ -50,10 +50,9 @@ enum Sys {
     /// When this process was executed, on CLOCK_MONOTONIC: its start time in /proc/self/stat
     /// (clock ticks since boot, 10 ms here) against CLOCK_BOOTTIME now. nil if unreadable.
     static func execTime() -> Nanos? {
-        guard case .success(let text) = readFile("/proc/self/stat", limit: 4096), let close = text.lastIndex(of: ")") else { return nil }
-        // Fields after the command name (which may hold spaces): state is field 3, starttime 22.
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 19, let ticks = Int64(fields[19]) else { return nil }
+        // starttime is field 22 (ProcCPU.statFields).
+        guard case .success(let text) = readFile("/proc/self/stat", limit: 4096), let fields = ProcCPU.statFields(text),
+              fields.count > 19, let ticks = Int64(fields[19]) else { return nil }
         let hz = Int64(sysconf(Int32(_SC_CLK_TCK)))
         guard hz > 0 else { return nil }
         var boot = timespec()
